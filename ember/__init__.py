@@ -1,0 +1,1 @@
+"""ember: reverse-mode automatic differentiation on single numbers."""

@@ -1,0 +1,1 @@
+"""Drawings of any learner's Value graph: tables, Graphviz DOT, backward and sort traces."""

@@ -1,0 +1,1 @@
+"""The course's lessons as data, the learner's modules, and the one check pipeline."""

@@ -1,0 +1,106 @@
+"""What a lesson's check functions are written with.
+
+A claim function receives an :class:`Env` (the learner's freshly imported
+modules) and either returns (the claim holds) or raises :class:`Fail` naming one
+of the claim's messages, with the values the message shows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Callable, Iterable
+
+ClaimFunction = Callable[["Env"], None]
+
+# (lesson id, claim id) -> function; filled by the @claim decorator on import.
+REGISTRY: dict[tuple[str, str], ClaimFunction] = {}
+
+
+class Fail(Exception):
+    """A claim does not hold: ``key`` names its message, ``values`` fill it in."""
+
+    def __init__(self, key: str, **values: Any) -> None:
+        super().__init__(key)
+        self.key = key
+        self.values = values
+
+
+@dataclass
+class Env:
+    """The learner's modules as one check sees them."""
+
+    scalar: ModuleType
+    nn: ModuleType | None = None
+
+    @property
+    def Value(self) -> type:  # noqa: N802 - reads like the class it returns
+        """The learner's Value class."""
+        return self.scalar.Value
+
+
+def claim(lesson: str, claim_id: str) -> Callable[[ClaimFunction], ClaimFunction]:
+    """Register a function as the code behind claim ``claim_id`` of ``lesson``."""
+
+    def register(function: ClaimFunction) -> ClaimFunction:
+        key = (lesson, claim_id)
+        if key in REGISTRY:
+            raise ValueError(f"claim {lesson}.{claim_id} is registered twice")
+        REGISTRY[key] = function
+        return function
+
+    return register
+
+
+def show(x: object) -> str:
+    """A number as a learner reads it: 28.0, -0.125, 1e-07; other things as repr."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return repr(x)
+    return repr(round(float(x), 10))
+
+
+def close(got: object, expected: float, tol: float = 1e-6) -> bool:
+    """True when ``got`` is a number within a relative (and absolute) ``tol`` of ``expected``."""
+    if isinstance(got, bool) or not isinstance(got, (int, float)):
+        return False
+    return math.isclose(got, expected, rel_tol=tol, abs_tol=tol)
+
+
+def expect_close(key: str, got: object, expected: float, tol: float = 1e-6, **values: Any) -> None:
+    """Fail with message ``key`` unless ``got`` is close to ``expected``."""
+    if not close(got, expected, tol):
+        raise Fail(key, got=show(got), expected=show(expected), **values)
+
+
+def nudged_slope(f: Callable[[float], float], x: float, h: float = 1e-6) -> float:
+    """The checker's own central difference (independent of the learner's code)."""
+    return (f(x + h) - f(x - h)) / (2 * h)
+
+
+def graph_order(root: Any) -> list[Any]:
+    """The checker's own topological order of a learner's graph (inputs first), without recursion."""
+    order: list[Any] = []
+    seen: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, parents_done = stack.pop()
+        if parents_done:
+            order.append(node)
+        elif id(node) not in seen:
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((parent, False) for parent in node._prev)
+    return order
+
+
+def backward_by_hand(root: Any) -> None:
+    """Seed the root and call every ``_backward`` in the checker's own safe order."""
+    root.grad = 1.0
+    for node in reversed(graph_order(root)):
+        node._backward()
+
+
+def leaves(root: Any) -> Iterable[Any]:
+    """The Values in a graph that were not made from others."""
+    return [node for node in graph_order(root) if not node._prev]

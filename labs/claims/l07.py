@@ -1,0 +1,3 @@
+"""Checks of lesson 07."""
+
+from __future__ import annotations

@@ -1,0 +1,88 @@
+"""Checks of lesson 10, The order of blame: backward() with its own topological sort."""
+
+from __future__ import annotations
+
+from ..claimkit import Env, Fail, claim, close, expect_close, show
+
+
+@claim("L10", "seed")
+def seed(env: Env) -> None:
+    a, b = env.Value(3.0), env.Value(-2.0)
+    y = a * b
+    y.backward()
+    if not close(y.grad, 1.0):
+        raise Fail("wrong", got=show(y.grad), when="after one call")
+    y.backward()
+    if not close(y.grad, 1.0):
+        raise Fail("wrong", got=show(y.grad), when="after a second call")
+
+
+@claim("L10", "square_loss")
+def square_loss(env: Env) -> None:
+    w, x, b = env.Value(2.0), env.Value(-1.0), env.Value(4.0)
+    z = w * x + b
+    loss = (z - 3) * (z - 3)
+    loss.backward()
+    got = (w.grad, x.grad, b.grad)
+    expected = (2.0, -4.0, -2.0)
+    if not all(close(g, e) for g, e in zip(got, expected)):
+        raise Fail("wrong", got=show(got), expected=show(expected))
+
+
+def trap_graph_values(Value: type) -> tuple:  # noqa: N803 - the learner's class
+    """The trap graph of the lesson: w = 2; x = w*w; e = x*3; d = e*2; c = x + d."""
+    w = Value(2.0)
+    x = w * w
+    e = x * 3
+    d = e * 2
+    c = x + d
+    return w, x, c
+
+
+@claim("L10", "trap_graph")
+def trap_graph(env: Env) -> None:
+    w, x, c = trap_graph_values(env.Value)
+    c.backward()
+    if not (close(w.grad, 28.0) and close(x.grad, 7.0)):
+        raise Fail("wrong", got_w=show(w.grad), got_x=show(x.grad))
+
+
+@claim("L10", "long_chain")
+def long_chain(env: Env) -> None:
+    x = env.Value(0.0)
+    y = x
+    for _ in range(5000):
+        y = y + 1
+    try:
+        y.backward()
+    except RecursionError:
+        raise Fail("recursion") from None
+    expect_close("wrong", x.grad, 1.0)
+
+
+@claim("L10", "cube")
+def cube(env: Env) -> None:
+    for a_value in (2.0, -1.5):
+        a = env.Value(a_value)
+        (a * a * a).backward()
+        expect_close("wrong", a.grad, 3 * a_value**2, a=show(a_value))
+
+
+@claim("L10", "product_of_sums")
+def product_of_sums(env: Env) -> None:
+    for a_value in (2.0, -0.5):
+        a = env.Value(a_value)
+        ((a + 1) * (3 * a)).backward()
+        expect_close("wrong", a.grad, 6 * a_value + 3, a=show(a_value))
+
+
+@claim("L10", "twice")
+def twice(env: Env) -> None:
+    a, b, c = env.Value(2.0), env.Value(-3.0), env.Value(10.0)
+    loss = (a * b + c) * a
+    loss.backward()
+    loss.backward()
+    got = (a.grad, b.grad, c.grad)
+    expected = (-4.0, 8.0, 4.0)
+    if not all(close(g, e) for g, e in zip(got, expected)):
+        raise Fail("wrong", got=show(got), expected=show(expected))

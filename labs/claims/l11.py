@@ -1,0 +1,3 @@
+"""Checks of lesson 11."""
+
+from __future__ import annotations

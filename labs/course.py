@@ -1,0 +1,399 @@
+"""The course as data: lessons, gaps with their history, claims and questions.
+
+Each lesson lives in ``labs/lessons/Lnn.toml``; the code behind its claims lives
+in ``labs/claims/lnn.py``. :func:`load_course` reads both, pairs them with the
+gaps found in the finished modules of ``ember/``, and refuses anything that does
+not line up (unknown ids, a claim without a message, a gap without a starter).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import string
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from . import claimkit
+from .gaps import GAP_ID, find_gaps, normalize
+
+LESSONS_DIR = Path(__file__).resolve().parent / "lessons"
+REFERENCE_DIR = Path(__file__).resolve().parent.parent / "ember"
+MODULE_FILES = ("scalar.py", "nn.py")
+
+
+class CourseError(ValueError):
+    """The course data is inconsistent."""
+
+
+def lesson_number(gap_or_lesson_id: str) -> int:
+    """13 for 'L13' or 'L13.sigmoid'."""
+    return int(gap_or_lesson_id[1:3])
+
+
+@dataclass(frozen=True)
+class GapSpec:
+    """One lesson's piece of a region: what the learner writes in that lesson."""
+
+    id: str
+    title: str
+    hints: tuple[str, ...]
+    starter: str | None  # None when the gap reopens an earlier one
+    reopens: str | None
+    finished: str
+    file: str
+
+    @property
+    def lesson(self) -> str:
+        """'L10' for 'L10.backward'."""
+        return self.id.split(".")[0]
+
+    @property
+    def number(self) -> int:
+        """10 for 'L10.backward'."""
+        return lesson_number(self.id)
+
+
+@dataclass(frozen=True)
+class Region:
+    """One place in a module, written in one lesson and possibly reopened in later ones."""
+
+    file: str
+    stages: tuple[GapSpec, ...]
+
+    @property
+    def starter(self) -> str:
+        """What the region holds before its first lesson."""
+        starter = self.stages[0].starter
+        assert starter is not None
+        return starter
+
+    @property
+    def final_id(self) -> str:
+        """The id of the region's last stage, as the finished module's marker shows it."""
+        return self.stages[-1].id
+
+    def content_at(self, lab: int, pieces: dict[str, str], finished_earlier: bool) -> tuple[str, str]:
+        """The (gap id, body) this region shows as lab ``lab`` starts.
+
+        The learner's own piece of the latest stage reached wins; a stage the
+        learner never wrote keeps what came before it, or, for a stage of an
+        earlier lesson and ``finished_earlier``, the finished piece.
+        """
+        reached = [stage for stage in self.stages if stage.number <= lab]
+        if not reached:
+            return self.stages[0].id, self.starter
+        body = self.starter
+        for stage in reached:
+            if stage.id in pieces:
+                body = pieces[stage.id]
+            elif finished_earlier and stage.number < lab:
+                body = stage.finished
+        return reached[-1].id, body
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A named statement a lesson's checks make about the learner's engine."""
+
+    lesson: str
+    id: str
+    name: str
+    uses: tuple[str, ...]
+    messages: dict[str, str]
+    seconds: float
+
+    @property
+    def key(self) -> str:
+        """'L10.trap_graph'."""
+        return f"{self.lesson}.{self.id}"
+
+    def message(self, key: str, values: dict[str, object]) -> str:
+        """The failure message ``key`` with its values filled in."""
+        if key not in self.messages:
+            raise CourseError(f"claim {self.key} has no message {key!r}")
+        return self.messages[key].format(**values)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One answer of a multiple-choice question, with the feedback it earns."""
+
+    id: str
+    text: str
+    feedback: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """A multiple-choice question with feedback for every option."""
+
+    id: str
+    prompt: str
+    options: tuple[Option, ...]
+    answer: str
+    explain: str
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One lesson: its gaps, claims and questions."""
+
+    id: str
+    title: str
+    question: str
+    minutes: int
+    builds_on: tuple[str, ...]
+    can_now: str
+    needs: tuple[str, ...]
+    gaps: tuple[str, ...]
+    claims: tuple[Claim, ...]
+    questions: tuple[Question, ...]
+
+    @property
+    def number(self) -> int:
+        """10 for 'L10'."""
+        return lesson_number(self.id)
+
+    def claim(self, claim_id: str) -> Claim:
+        """The claim with this id."""
+        for item in self.claims:
+            if item.id == claim_id:
+                return item
+        raise KeyError(f"{self.id} has no claim {claim_id!r}")
+
+    def needed_gaps(self, claim: Claim) -> tuple[str, ...]:
+        """Every gap a claim relies on: the lesson's earlier needs, then the claim's own."""
+        return self.needs + tuple(gap for gap in claim.uses if gap not in self.needs)
+
+
+@dataclass(frozen=True)
+class Course:
+    """All lessons, all gaps, and the finished modules they were cut from."""
+
+    lessons: dict[str, Lesson]
+    gaps: dict[str, GapSpec]
+    regions: dict[str, Region]  # any stage id -> its region
+    reference: dict[str, str]  # file name -> finished source
+    functions: dict[tuple[str, str], claimkit.ClaimFunction] = field(repr=False)
+
+    def lesson(self, lesson_id: str) -> Lesson:
+        """The lesson with this id, or a clear error listing the known ones."""
+        key = lesson_id.upper()
+        if key not in self.lessons:
+            known = ", ".join(self.lessons)
+            raise CourseError(f"there is no lesson {lesson_id!r}; the lessons are {known}")
+        return self.lessons[key]
+
+    def region_list(self) -> list[Region]:
+        """Each region once, in file order."""
+        unique: dict[str, Region] = {}
+        for region in self.regions.values():
+            unique.setdefault(region.final_id, region)
+        return list(unique.values())
+
+
+def _text(table: dict, key: str, where: str) -> str:
+    value = table.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise CourseError(f"{where}: '{key}' must be a non-empty string")
+    return value.strip()
+
+
+def _read_gap_specs(lesson_id: str, table: dict) -> list[dict]:
+    specs = []
+    for raw in table.get("gaps", []):
+        gap_id = _text(raw, "id", f"{lesson_id} gap")
+        where = f"{lesson_id} gap {gap_id}"
+        if not gap_id.startswith(lesson_id + "."):
+            raise CourseError(f"{where}: a gap of {lesson_id} must have an id starting with '{lesson_id}.'")
+        hints = tuple(raw.get("hints", ()))
+        if len(hints) < 2 or not all(isinstance(h, str) and h.strip() for h in hints):
+            raise CourseError(f"{where}: needs a hint ladder of at least two hints")
+        reopens = raw.get("reopens")
+        starter = raw.get("starter")
+        if (starter is None) == (reopens is None):
+            raise CourseError(f"{where}: give exactly one of 'starter' or 'reopens'")
+        specs.append({
+            "id": gap_id,
+            "title": _text(raw, "title", where),
+            "hints": tuple(h.strip() for h in hints),
+            "starter": normalize(starter) if starter is not None else None,
+            "reopens": reopens,
+            "finished": normalize(raw["finished"]) if "finished" in raw else None,
+        })
+    return specs
+
+
+def _read_claims(lesson_id: str, table: dict) -> list[Claim]:
+    claims = []
+    for raw in table.get("claims", []):
+        claim_id = _text(raw, "id", f"{lesson_id} claim")
+        where = f"claim {lesson_id}.{claim_id}"
+        messages = raw.get("messages", {})
+        if not messages:
+            raise CourseError(f"{where}: has no failure message")
+        for key, text in messages.items():
+            if not isinstance(text, str) or not text.strip():
+                raise CourseError(f"{where}: message {key!r} is empty")
+            list(string.Formatter().parse(text))  # raises on a malformed template
+        claims.append(Claim(
+            lesson=lesson_id,
+            id=claim_id,
+            name=_text(raw, "name", where),
+            uses=tuple(raw.get("uses", ())),
+            messages={key: text.strip() for key, text in messages.items()},
+            seconds=float(raw.get("seconds", 5.0)),
+        ))
+    return claims
+
+
+def _read_questions(lesson_id: str, table: dict) -> list[Question]:
+    questions = []
+    for raw in table.get("questions", []):
+        question_id = _text(raw, "id", f"{lesson_id} question")
+        where = f"{lesson_id} question {question_id}"
+        options = tuple(
+            Option(_text(o, "id", where), _text(o, "text", where), _text(o, "feedback", where))
+            for o in raw.get("options", [])
+        )
+        ids = [o.id for o in options]
+        if len(options) < 2 or len(set(ids)) != len(ids):
+            raise CourseError(f"{where}: needs at least two options with distinct ids")
+        answer = _text(raw, "answer", where)
+        if answer not in ids:
+            raise CourseError(f"{where}: the answer {answer!r} is not one of its options {ids}")
+        questions.append(Question(question_id, _text(raw, "prompt", where), options, answer,
+                                  _text(raw, "explain", where)))
+    return questions
+
+
+def _reference_gaps() -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+    """The finished sources, and each marker id found there -> (file, body)."""
+    reference: dict[str, str] = {}
+    found: dict[str, tuple[str, str]] = {}
+    for name in MODULE_FILES:
+        source = (REFERENCE_DIR / name).read_text(encoding="utf-8")
+        reference[name] = source
+        for gap in find_gaps(source):
+            if gap.id in found:
+                raise CourseError(f"gap {gap.id} is marked in both {found[gap.id][0]} and {name}")
+            found[gap.id] = (name, gap.body)
+    return reference, found
+
+
+def _build_regions(raw_specs: dict[str, dict], found: dict[str, tuple[str, str]]) -> tuple[dict, dict]:
+    """Chain stages through 'reopens' into regions anchored at the finished module's markers."""
+    reopened_by: dict[str, str] = {}
+    for spec in raw_specs.values():
+        if spec["reopens"] is not None:
+            earlier = spec["reopens"]
+            if earlier not in raw_specs:
+                raise CourseError(f"gap {spec['id']} reopens unknown gap {earlier}")
+            if lesson_number(earlier) >= lesson_number(spec["id"]):
+                raise CourseError(f"gap {spec['id']} must reopen a gap of an earlier lesson")
+            if earlier in reopened_by:
+                raise CourseError(f"gap {earlier} is reopened twice")
+            reopened_by[earlier] = spec["id"]
+    gaps: dict[str, GapSpec] = {}
+    regions: dict[str, Region] = {}
+    for marker_id, (file_name, finished_body) in found.items():
+        if marker_id not in raw_specs:
+            raise CourseError(f"{file_name} marks gap {marker_id}, which no lesson defines")
+        if marker_id in reopened_by:
+            raise CourseError(f"{file_name} marks {marker_id}, but it is reopened as {reopened_by[marker_id]}")
+        chain = [marker_id]
+        while raw_specs[chain[0]]["reopens"] is not None:
+            chain.insert(0, raw_specs[chain[0]]["reopens"])
+        stages = []
+        for position, stage_id in enumerate(chain):
+            spec = raw_specs[stage_id]
+            last = position == len(chain) - 1
+            if last and spec["finished"] is not None:
+                raise CourseError(f"gap {stage_id}: its finished piece is the one in {file_name}")
+            if not last and spec["finished"] is None:
+                raise CourseError(f"gap {stage_id} is reopened later, so it needs its own 'finished' piece")
+            stage = GapSpec(
+                id=stage_id, title=spec["title"], hints=spec["hints"], starter=spec["starter"],
+                reopens=spec["reopens"], finished=finished_body if last else spec["finished"], file=file_name,
+            )
+            stages.append(stage)
+            gaps[stage_id] = stage
+        region = Region(file_name, tuple(stages))
+        for stage in stages:
+            regions[stage.id] = region
+    missing = sorted(set(raw_specs) - set(gaps))
+    if missing:
+        raise CourseError(f"gaps defined in lessons but marked in no module: {', '.join(missing)}")
+    return gaps, regions
+
+
+def _validate(course: Course) -> None:
+    for lesson in course.lessons.values():
+        for gap_id in lesson.needs:
+            if gap_id not in course.gaps:
+                raise CourseError(f"{lesson.id} needs unknown gap {gap_id}")
+            if lesson_number(gap_id) >= lesson.number:
+                raise CourseError(f"{lesson.id}: 'needs' lists earlier lessons' gaps only, not {gap_id}")
+        for claim in lesson.claims:
+            for gap_id in claim.uses:
+                if gap_id not in course.gaps:
+                    raise CourseError(f"claim {claim.key} uses unknown gap {gap_id}")
+                if lesson_number(gap_id) > lesson.number:
+                    raise CourseError(f"claim {claim.key} uses {gap_id}, a gap of a later lesson")
+            if (lesson.id, claim.id) not in course.functions:
+                raise CourseError(f"claim {claim.key} has no check function in labs/claims")
+        for earlier in lesson.builds_on:
+            if earlier not in course.lessons:
+                raise CourseError(f"{lesson.id} builds on unknown lesson {earlier}")
+        ids = [c.id for c in lesson.claims]
+        if len(set(ids)) != len(ids):
+            raise CourseError(f"{lesson.id} has two claims with one id")
+        ids = [q.id for q in lesson.questions]
+        if len(set(ids)) != len(ids):
+            raise CourseError(f"{lesson.id} has two questions with one id")
+    for lesson_id, claim_id in course.functions:
+        lesson = course.lessons.get(lesson_id)
+        if lesson is None or claim_id not in [c.id for c in lesson.claims]:
+            raise CourseError(f"check function for {lesson_id}.{claim_id} has no claim in the lesson data")
+
+
+@cache
+def load_course() -> Course:
+    """Read and validate the whole course (once per process)."""
+    reference, found = _reference_gaps()
+    raw_specs: dict[str, dict] = {}
+    lessons: dict[str, Lesson] = {}
+    for path in sorted(LESSONS_DIR.glob("L*.toml")):
+        lesson_id = path.stem
+        with path.open("rb") as handle:
+            table = tomllib.load(handle)
+        if table.get("id") != lesson_id:
+            raise CourseError(f"{path.name}: 'id' must be {lesson_id!r}")
+        specs = _read_gap_specs(lesson_id, table)
+        for spec in specs:
+            if spec["id"] in raw_specs:
+                raise CourseError(f"gap {spec['id']} is defined twice")
+            raw_specs[spec["id"]] = spec
+        lessons[lesson_id] = Lesson(
+            id=lesson_id,
+            title=_text(table, "title", lesson_id),
+            question=_text(table, "question", lesson_id),
+            minutes=int(table.get("minutes", 20)),
+            builds_on=tuple(table.get("builds_on", ())),
+            can_now=_text(table, "can_now", lesson_id),
+            needs=tuple(table.get("needs", ())),
+            gaps=tuple(spec["id"] for spec in specs),
+            claims=tuple(_read_claims(lesson_id, table)),
+            questions=tuple(_read_questions(lesson_id, table)),
+        )
+        importlib.import_module(f"{__package__}.claims.{lesson_id.lower()}")
+    for gap_id in raw_specs:
+        if not re.fullmatch(GAP_ID, gap_id):
+            raise CourseError(f"gap id {gap_id!r} is not of the form L10.name")
+    gaps, regions = _build_regions(raw_specs, found)
+    course = Course(lessons, gaps, regions, reference, dict(claimkit.REGISTRY))
+    _validate(course)
+    return course

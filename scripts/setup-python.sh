@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Create .venv and install the pinned Python packages; install Graphviz's `dot` if missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v dot >/dev/null 2>&1; then
+  echo "== installing Graphviz (dot) from Debian's packages"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq graphviz >/dev/null
+fi
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv"
+  python3 -m venv .venv
+fi
+echo "== installing Python packages"
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
