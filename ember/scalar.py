@@ -7,7 +7,7 @@ the ``# --- end gap ---`` line after it. This file holds the finished pieces.
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 
 def _no_backward() -> None:
@@ -25,7 +25,7 @@ def _needs_backward(out: Value) -> Callable[[], None]:
 class Value:
     """A number in a computation graph, with the gradient of the output with respect to it."""
 
-    __slots__ = ("data", "grad", "_prev", "_op", "_backward", "label")
+    __slots__ = ("_backward", "_op", "_prev", "data", "grad", "label")
 
     # --- gap L07.init ---
     def __init__(self, data: float, _prev: tuple[Value, ...] = (), _op: str = "", label: str = "") -> None:

@@ -8,9 +8,10 @@ of the claim's messages, with the values the message shows.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable, Iterable
+from typing import Any
 
 ClaimFunction = Callable[["Env"], None]
 

@@ -11,8 +11,8 @@ import itertools
 import sys
 import traceback
 import types
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
-from typing import Iterator
 
 from .claimkit import Env, Fail
 from .course import Claim, Course, Lesson, load_course
@@ -117,12 +117,6 @@ def _all_fail(lesson: Lesson, reason: str, message: str) -> list[ClaimResult]:
     return [ClaimResult(claim.key, claim.name, False, message, reason) for claim in lesson.claims]
 
 
-@dataclass
-class _Loaded:
-    env: Env
-    names: list[str]
-
-
 def _install(files: list[LearnerFile]) -> Iterator[Env]:
     """Import the learner's files as a fresh package; remove it from sys.modules afterwards."""
     package = f"_ember_learner_{next(_fresh_ids)}"
@@ -140,7 +134,7 @@ def _install(files: list[LearnerFile]) -> Iterator[Env]:
             sys.modules[name] = module
             names.append(name)
             code = compile(item.source, item.path, "exec")
-            exec(code, module.__dict__)  # noqa: S102 - running the learner's module is the point
+            exec(code, module.__dict__)
             setattr(root, item.module, module)
             modules[item.module] = module
         yield Env(scalar=modules["scalar"], nn=modules.get("nn"))
@@ -182,7 +176,7 @@ def run_claim(claim: Claim, env: Env, course: Course, files: list[LearnerFile]) 
             function(env)
     except Fail as failure:
         return ClaimResult(claim.key, claim.name, False, claim.message(failure.key, failure.values), failure.key)
-    except Exception as exc:  # noqa: BLE001 - any error of the learner's code becomes a message
+    except Exception as exc:
         reason, message = describe_error(exc, files)
         return ClaimResult(claim.key, claim.name, False, message, reason)
     return ClaimResult(claim.key, claim.name, True, "", "pass")
@@ -217,8 +211,8 @@ def check_lesson(
     try:
         with time_limit(IMPORT_SECONDS, frozenset(item.path for item in files)):
             env = next(loader)
-    except Exception as exc:  # noqa: BLE001 - a failing import is reported, not raised
-        reason, text = describe_error(exc, files)
+    except Exception as exc:
+        _, text = describe_error(exc, files)
         message = f"Importing your module failed: {text}"
         place = _learner_frame(exc, files)
         return Report(lesson.id, _merge(lesson, blocked, "import", message), message, place)
