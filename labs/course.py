@@ -270,12 +270,12 @@ def _read_questions(lesson_id: str, table: dict) -> list[Question]:
     return questions
 
 
-def _reference_gaps() -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+def _reference_gaps(reference_dir: Path) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
     """The finished sources, and each marker id found there -> (file, body)."""
     reference: dict[str, str] = {}
     found: dict[str, tuple[str, str]] = {}
     for name in MODULE_FILES:
-        source = (REFERENCE_DIR / name).read_text(encoding="utf-8")
+        source = (reference_dir / name).read_text(encoding="utf-8")
         reference[name] = source
         for gap in find_gaps(source):
             if gap.id in found:
@@ -361,12 +361,12 @@ def _validate(course: Course) -> None:
 
 
 @cache
-def load_course() -> Course:
-    """Read and validate the whole course (once per process)."""
-    reference, found = _reference_gaps()
+def load_course(lessons_dir: Path = LESSONS_DIR, reference_dir: Path = REFERENCE_DIR) -> Course:
+    """Read and validate the whole course (once per process and pair of folders)."""
+    reference, found = _reference_gaps(reference_dir)
     raw_specs: dict[str, dict] = {}
     lessons: dict[str, Lesson] = {}
-    for path in sorted(LESSONS_DIR.glob("L*.toml")):
+    for path in sorted(lessons_dir.glob("L*.toml")):
         lesson_id = path.stem
         with path.open("rb") as handle:
             table = tomllib.load(handle)

@@ -217,9 +217,12 @@ def check_lesson(
         place = _learner_frame(exc, files)
         return Report(lesson.id, _merge(lesson, blocked, "import", message), message, place)
     try:
-        results = []
+        results: list[ClaimResult] = []
         for claim in lesson.claims:
-            if claim.key in blocked:
+            if results and results[-1].reason == "timeout":
+                results.append(ClaimResult(claim.key, claim.name, False,
+                                           "Not run: the check before it had to be stopped.", "timeout"))
+            elif claim.key in blocked:
                 results.append(blocked[claim.key])
             elif env.nn is None and _missing_nn(course, lesson, claim):
                 results.append(ClaimResult(claim.key, claim.name, False,

@@ -1,0 +1,47 @@
+"""Known-wrong pieces: each one must break the claims it lists, with their messages."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from labs.course import Course, lesson_number
+from labs.learner import finished_pieces, module_sources
+
+MUTANT_DIR = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A wrong piece for one or more gaps, and the (lesson, claim, message) triples it must trigger."""
+
+    name: str
+    pieces: dict[str, str]
+    breaks: tuple[tuple[str, str, str], ...]
+
+
+def _parse_break(text: str) -> tuple[str, str, str]:
+    claim, key = text.split(":")
+    lesson, claim_id = claim.split(".")
+    return lesson, claim_id, key
+
+
+def load_mutants() -> list[Mutant]:
+    """Every mutant of every tests/mutants/Lnn.toml, in file order."""
+    mutants = []
+    for path in sorted(MUTANT_DIR.glob("L*.toml")):
+        with path.open("rb") as handle:
+            table = tomllib.load(handle)
+        for raw in table["mutants"]:
+            mutants.append(Mutant(raw["name"], dict(raw["pieces"]), tuple(_parse_break(b) for b in raw["breaks"])))
+    return mutants
+
+
+def mutant_sources(course: Course, mutant: Mutant, lesson: str) -> dict[str, str]:
+    """The modules as ``lesson``'s lab starts, every piece finished except the mutant's."""
+    pieces = finished_pieces(course, lesson_number(lesson)) | mutant.pieces
+    return module_sources(course, lesson, pieces)
+
+
+MUTANTS = load_mutants()

@@ -1,0 +1,279 @@
+"""The course data, the learner's modules and the check pipeline."""
+
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from labs.course import LESSONS_DIR, REFERENCE_DIR, CourseError, load_course
+from labs.gaps import GapSyntaxError, fill_gaps, find_gaps
+from labs.learner import finished_pieces, module_sources, read_pieces
+from labs.pipeline import check_lesson
+from tests.mutants import MUTANTS, Mutant, mutant_sources
+
+COURSE = load_course()
+LESSONS = list(COURSE.lessons)
+
+
+def reference_sources() -> dict[str, str]:
+    return dict(COURSE.reference)
+
+
+# --- gap markers -----------------------------------------------------------------------------
+
+def test_gaps_are_found_with_their_bodies_dedented() -> None:
+    source = "class A:\n    # --- gap L10.x ---\n    def f(self):\n        return 1\n    # --- end gap ---\n"
+    (gap,) = find_gaps(source)
+    assert gap.id == "L10.x"
+    assert gap.indent == "    "
+    assert gap.body == "def f(self):\n    return 1\n"
+    assert (gap.open_line, gap.close_line) == (2, 5)
+
+
+def test_fill_gaps_reindents_and_renames() -> None:
+    source = "class A:\n    # --- gap L08.x ---\n    pass\n    # --- end gap ---\n"
+    filled = fill_gaps(source, {"L08.x": ("L09.x", "def g(self):\n    return 2\n")})
+    assert filled == "class A:\n    # --- gap L09.x ---\n    def g(self):\n        return 2\n    # --- end gap ---\n"
+
+
+@pytest.mark.parametrize("source, problem", [
+    ("# --- gap L10.a ---\n# --- gap L10.b ---\n# --- end gap ---\n", "before the gap on line 1 is closed"),
+    ("x = 1\n# --- end gap ---\n", "with no open gap"),
+    ("# --- gap L10.a ---\nx = 1\n", "never closed"),
+    ("# --- gap L10.a ---\n# --- end gap ---\n# --- gap L10.a ---\n# --- end gap ---\n", "appears twice"),
+])
+def test_broken_markers_are_refused(source: str, problem: str) -> None:
+    with pytest.raises(GapSyntaxError, match=problem):
+        find_gaps(source)
+
+
+# --- the course data -------------------------------------------------------------------------
+
+def test_every_lesson_of_part_two_is_there() -> None:
+    assert LESSONS == ["L07", "L08", "L09", "L10", "L11", "L12", "L13"]
+
+
+def test_every_lesson_has_gaps_claims_questions_and_hints() -> None:
+    for lesson in COURSE.lessons.values():
+        assert lesson.gaps, lesson.id
+        assert lesson.claims, lesson.id
+        assert len(lesson.questions) >= 2, lesson.id
+        for gap_id in lesson.gaps:
+            assert len(COURSE.gaps[gap_id].hints) >= 2
+
+
+def test_a_reopened_gap_shares_one_region_with_its_first_form() -> None:
+    region = COURSE.regions["L08.add_backward"]
+    assert region is COURSE.regions["L09.add_backward"]
+    assert [stage.id for stage in region.stages] == ["L08.add_backward", "L09.add_backward"]
+    assert "self.grad = out.grad" in region.stages[0].finished
+    assert "self.grad += out.grad" in region.stages[1].finished
+
+
+def copy_course(tmp_path: Path) -> tuple[Path, Path]:
+    lessons, reference = tmp_path / "lessons", tmp_path / "ember"
+    shutil.copytree(LESSONS_DIR, lessons)
+    shutil.copytree(REFERENCE_DIR, reference)
+    return lessons, reference
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (("L10.toml", 'uses = ["L10.backward"]', 'uses = ["L10.nothing"]'), "uses unknown gap L10.nothing"),
+    (("L10.toml", 'uses = ["L10.backward"]', 'uses = ["L11.exp"]'), "a gap of a later lesson"),
+    (("L10.toml", "wrong = \"After y.backward()", "right = \"After y.backward()"), None),
+    (("L10.toml", 'id = "trap_graph"', 'id = "trap_graph_renamed"'), "has no check function"),
+    (("L10.toml", 'answer = "four"', 'answer = "five"'), "is not one of its options"),
+    (("L09.toml", 'reopens = "L08.add_backward"', 'reopens = "L08.nothing"'), "reopens unknown gap"),
+    (("scalar.py", "# --- gap L10.backward ---", "# --- gap L10.backwards ---"), "which no lesson defines"),
+])
+def test_inconsistent_data_is_refused(tmp_path: Path, edit: tuple[str, str, str], problem: str | None) -> None:
+    lessons, reference = copy_course(tmp_path)
+    name, old, new = edit
+    path = (reference if name.endswith(".py") else lessons) / name
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    if problem is None:  # a renamed message loads, but the check asking for it reports the gap in the data
+        course = load_course(lessons, reference)
+        with pytest.raises(CourseError, match="has no message 'wrong'"):
+            course.lesson("L10").claim("seed").message("wrong", {})
+        return
+    with pytest.raises(CourseError, match=problem):
+        load_course(lessons, reference)
+
+
+def test_a_claim_without_messages_is_refused(tmp_path: Path) -> None:
+    lessons, reference = copy_course(tmp_path)
+    path = lessons / "L10.toml"
+    text = path.read_text()
+    start = text.index("[claims.messages]\nwrong = \"After")
+    end = text.index("\n", text.index("wrong = ", start)) + 1
+    path.write_text(text[:start] + text[end:])
+    with pytest.raises(CourseError, match="has no failure message"):
+        load_course(lessons, reference)
+
+
+# --- the learner's modules -------------------------------------------------------------------
+
+def test_a_module_as_a_lab_starts_has_earlier_pieces_this_lessons_starters_and_later_starters() -> None:
+    pieces = {"L07.init": COURSE.gaps["L07.init"].finished, "L09.neg": "def __neg__(self):\n    return self * -1\n"}
+    scalar = module_sources(COURSE, "L09", pieces)["scalar.py"]
+    gaps = {gap.id: gap.body for gap in find_gaps(scalar)}
+    assert gaps["L07.init"] == COURSE.gaps["L07.init"].finished
+    assert gaps["L07.add"] == COURSE.gaps["L07.add"].starter  # never written, no finished pieces asked for
+    assert gaps["L09.neg"] == pieces["L09.neg"]
+    assert "L08.add_backward" not in gaps and gaps["L09.add_backward"] == COURSE.gaps["L08.add_backward"].starter
+    assert gaps["L10.backward"] == COURSE.gaps["L10.backward"].starter
+
+
+def test_a_reopened_gap_starts_from_the_learners_earlier_piece() -> None:
+    mine = "def _backward() -> None:\n    self.grad = out.grad  # mine\n    other.grad = out.grad\nout._backward = _backward\n"
+    at_08 = {gap.id: gap.body for gap in find_gaps(module_sources(COURSE, "L08", {"L08.add_backward": mine})["scalar.py"])}
+    at_09 = {gap.id: gap.body for gap in find_gaps(module_sources(COURSE, "L09", {"L08.add_backward": mine})["scalar.py"])}
+    assert at_08["L08.add_backward"] == mine
+    assert at_09["L09.add_backward"] == mine
+
+
+def test_finished_earlier_pieces_fill_only_what_the_learner_left_out() -> None:
+    mine = "def __neg__(self):\n    return self * -1  # mine\n"
+    scalar = module_sources(COURSE, "L10", {"L09.neg": mine}, finished_earlier=True)["scalar.py"]
+    gaps = {gap.id: gap.body for gap in find_gaps(scalar)}
+    assert gaps["L09.neg"] == mine
+    assert gaps["L09.add_backward"] == COURSE.gaps["L09.add_backward"].finished
+    assert gaps["L10.backward"] == COURSE.gaps["L10.backward"].starter
+    assert gaps["L11.exp"] == COURSE.gaps["L11.exp"].starter
+
+
+def test_pieces_read_back_from_a_module_skip_untouched_starters() -> None:
+    scalar = module_sources(COURSE, "L10", finished_pieces(COURSE, 9))["scalar.py"]
+    pieces = read_pieces(COURSE, scalar)
+    assert "L09.neg" in pieces and "L10.backward" not in pieces and "L11.exp" not in pieces
+
+
+def test_every_generated_module_imports() -> None:
+    for lesson in LESSONS:
+        number = COURSE.lessons[lesson].number
+        for file_name, source in module_sources(COURSE, lesson, finished_pieces(COURSE, number - 1)).items():
+            compile(source, file_name, "exec")
+
+
+# --- finished pieces pass, starters fail -----------------------------------------------------
+
+def test_the_finished_modules_pass_every_lesson() -> None:
+    for lesson in LESSONS:
+        report = check_lesson(lesson, reference_sources())
+        assert report.passed, [r for r in report.results if not r.passed]
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_finished_pieces_up_to_a_lesson_pass_it(lesson: str) -> None:
+    number = COURSE.lessons[lesson].number
+    report = check_lesson(lesson, module_sources(COURSE, lesson, finished_pieces(COURSE, number)))
+    assert report.passed, [r for r in report.results if not r.passed]
+
+
+@pytest.mark.parametrize("lesson", LESSONS)
+def test_a_lessons_starters_fail_every_one_of_its_claims(lesson: str) -> None:
+    number = COURSE.lessons[lesson].number
+    sources = module_sources(COURSE, lesson, finished_pieces(COURSE, number - 1))
+    report = check_lesson(lesson, sources, detect_starters=False)
+    assert not [r.claim for r in report.results if r.passed]
+
+
+def test_a_claim_needing_an_untouched_starter_says_so() -> None:
+    sources = module_sources(COURSE, "L10", finished_pieces(COURSE, 9))
+    report = check_lesson("L10", sources)
+    assert {r.reason for r in report.results} == {"starter"}
+    assert "Write gap L10.backward first" in report.results[0].message
+
+
+def test_a_missing_earlier_piece_points_at_loading_the_finished_ones() -> None:
+    pieces = finished_pieces(COURSE, 10)
+    del pieces["L08.add_backward"], pieces["L09.add_backward"]
+    report = check_lesson("L10", module_sources(COURSE, "L10", pieces))
+    assert all(r.reason == "starter" for r in report.results)
+    assert "needs gap L09.add_backward from an earlier lesson" in report.results[0].message
+    assert "load the finished pieces" in report.results[0].message
+
+
+# --- errors in the learner's code ------------------------------------------------------------
+
+def with_backward(body: str) -> dict[str, str]:
+    pieces = finished_pieces(COURSE, 9) | {"L10.backward": textwrap.dedent(body)}
+    return module_sources(COURSE, "L10", pieces)
+
+
+def test_a_syntax_error_points_at_the_line_inside_the_gap() -> None:
+    report = check_lesson("L10", with_backward("def backward(self) -> None:\n    x = 1\n    for node in\n"))
+    assert report.location is not None
+    assert report.location["gap"] == "L10.backward" and report.location["gap_line"] == 3
+    assert report.problem.startswith("Syntax error at line 3 of gap L10.backward")
+    assert all(r.reason == "syntax" and not r.passed for r in report.results)
+
+
+def test_an_error_at_import_is_reported_with_its_place() -> None:
+    pieces = finished_pieces(COURSE, 9) | {"L09.rmul": "1 / 0\n"}
+    report = check_lesson("L09", module_sources(COURSE, "L09", pieces))
+    assert report.problem == "Importing your module failed: ZeroDivisionError (at line 1 of gap L09.rmul): division by zero"
+    assert report.location["gap"] == "L09.rmul"
+
+
+def test_an_error_inside_a_check_names_the_gap_line() -> None:
+    report = check_lesson("L10", with_backward("def backward(self) -> None:\n    self.grad = 1.0\n    raise KeyError('x')\n"))
+    assert report.results[0].reason == "error"
+    assert report.results[0].message == "KeyError (at line 3 of gap L10.backward): 'x'"
+
+
+def test_an_endless_loop_is_stopped_by_the_time_limit() -> None:
+    report = check_lesson("L10", with_backward("def backward(self) -> None:\n    while True:\n        pass\n"))
+    assert all(r.reason == "timeout" for r in report.results)
+    assert "Is there a loop that never ends?" in report.results[0].message
+
+
+def test_a_file_without_markers_is_checked_too() -> None:
+    plain = "\n".join(line for line in COURSE.reference["scalar.py"].splitlines() if "# --- " not in line)
+    assert check_lesson("L10", {"scalar.py": plain}).passed
+
+
+def test_the_learners_modules_do_not_stay_imported() -> None:
+    import sys
+
+    before = set(sys.modules)
+    check_lesson("L10", reference_sources())
+    assert not [name for name in set(sys.modules) - before if name.startswith("_ember_learner_")]
+
+
+# --- known-wrong pieces ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
+def test_a_known_wrong_piece_breaks_its_claims_with_their_messages(mutant: Mutant) -> None:
+    for lesson, claim_id, key in mutant.breaks:
+        report = check_lesson(lesson, mutant_sources(COURSE, mutant, lesson))
+        (result,) = [r for r in report.results if r.claim == f"{lesson}.{claim_id}"]
+        assert not result.passed and result.reason == key, (result.reason, result.message)
+        assert matches_template(result.message, COURSE.lesson(lesson).claim(claim_id).messages[key])
+
+
+def matches_template(message: str, template: str) -> bool:
+    """True when a message is its template with each {field} filled in."""
+    import re
+    import string
+
+    pattern = "".join(re.escape(text) + (".*?" if field is not None else "")
+                      for text, field, _, _ in string.Formatter().parse(template))
+    return re.fullmatch(pattern, message, flags=re.DOTALL) is not None
+
+
+def test_every_failure_message_is_triggered_by_some_known_wrong_piece() -> None:
+    covered = {item for mutant in MUTANTS for item in mutant.breaks}
+    missing = [
+        f"{lesson.id}.{claim.id}:{key}"
+        for lesson in COURSE.lessons.values()
+        for claim in lesson.claims
+        for key in claim.messages
+        if (lesson.id, claim.id, key) not in covered
+    ]
+    assert not missing
