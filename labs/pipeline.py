@@ -48,7 +48,7 @@ class Report:
     @property
     def passed(self) -> bool:
         """True when every claim holds."""
-        return all(result.passed for result in self.results)
+        return self.problem is None and all(result.passed for result in self.results)
 
     def to_dict(self) -> dict:
         """A plain dict (JSON-ready) of the whole report."""
@@ -104,7 +104,7 @@ def describe_error(exc: BaseException, files: list[LearnerFile]) -> tuple[str, s
     place = _learner_frame(exc, files)
     at = f" (at {describe_place(place)})" if place else ""
     if isinstance(exc, TimeLimitExceeded):
-        return "timeout", f"Stopped: the check was {exc}{at}. Is there a loop that never ends?"
+        return "timeout", f"Stopped{at}: it was {exc}. Is there a loop that never ends?"
     if isinstance(exc, NotImplementedError):
         return "error", f"Not written yet{at}: {exc}"
     if isinstance(exc, RecursionError):

@@ -1,0 +1,197 @@
+"""``python -m labs``: start a lab, check it, list its claims, compare with the finished pieces."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .course import REFERENCE_DIR, Course, CourseError, Lesson, load_course
+from .gaps import GapSyntaxError, find_gaps
+from .learner import module_sources, read_pieces
+from .pipeline import Report, check_lesson
+
+WORKING_COPY = Path("ember") / "scalar.py"
+
+
+class UsageError(Exception):
+    """Something the learner asked for cannot be done; the message says why."""
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {path} (write one with `python -m labs start L07`)") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not a UTF-8 text file") from None
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+
+
+def _is_reference(path: Path) -> bool:
+    return path.resolve().parent == REFERENCE_DIR
+
+
+def _existing_pieces(course: Course, folder: Path) -> dict[str, str]:
+    pieces: dict[str, str] = {}
+    for name in ("scalar.py", "nn.py"):
+        path = folder / name
+        if path.exists():
+            try:
+                pieces |= read_pieces(course, _read(path))
+            except GapSyntaxError as error:
+                raise UsageError(f"{path}: the gap markers are broken ({error}); fix them or move the file away") from None
+    return pieces
+
+
+def _back_up_if_losing(course: Course, path: Path, new_source: str) -> None:
+    """Copy ``path`` aside when the new source would drop a piece it holds (e.g. going back a lesson)."""
+    old = read_pieces(course, _read(path))
+    new = read_pieces(course, new_source)
+    if all(new.get(gap_id) == body for gap_id, body in old.items()):
+        return
+    number = 1
+    while (backup := path.with_name(f"{path.name}.{number}.bak")).exists():
+        number += 1
+    backup.write_text(_read(path), encoding="utf-8")
+    print(f"Some of your pieces in {path} belong to later lessons; the whole file is kept as {backup}.")
+
+
+def start(course: Course, lab: str, folder: Path, finished_earlier: bool) -> int:
+    """Write the learner's modules into ``folder/ember`` as lab ``lab`` starts."""
+    lesson = course.lesson(lab)
+    target = folder / "ember"
+    if _is_reference(target / "scalar.py"):
+        raise UsageError("that folder holds the course's finished engine; choose another with --dir")
+    pieces = _existing_pieces(course, target)
+    target.mkdir(parents=True, exist_ok=True)
+    init = target / "__init__.py"
+    if not init.exists():
+        init.write_text('"""My ember: reverse-mode automatic differentiation on single numbers."""\n', encoding="utf-8")
+    for name, source in module_sources(course, lesson.id, pieces, finished_earlier).items():
+        path = target / name
+        if path.exists():
+            _back_up_if_losing(course, path, source)
+        path.write_text(source, encoding="utf-8")
+    kept = sorted(gap for gap in pieces if int(gap[1:3]) < lesson.number)
+    print(f"Wrote {target / 'scalar.py'} and {target / 'nn.py'} as lab {lesson.id} starts: {lesson.title}.")
+    print(f"Your gaps in this lab: {', '.join(lesson.gaps)}.")
+    if kept:
+        print(f"Kept {len(kept)} of your pieces from earlier lessons.")
+    if finished_earlier:
+        print("Earlier gaps you had not written now hold the finished pieces.")
+    print(f"When you are ready: python -m labs check {lesson.id}")
+    return 0
+
+
+def _print_report(report: Report, lesson: Lesson) -> None:
+    print(f"{lesson.id} · {lesson.title}")
+    if report.problem:
+        print(f"  {report.problem}")
+    for result in report.results:
+        mark = "pass" if result.passed else "FAIL"
+        print(f"  [{mark}] {result.name}")
+        if not result.passed and result.message != report.problem:
+            print(f"         {result.message}")
+    passed = sum(result.passed for result in report.results)
+    print(f"  {passed} of {len(report.results)} claims hold.")
+
+
+def check(course: Course, which: str, path: Path) -> int:
+    """Check one lesson (or all of them, in order) against the Value in ``path``."""
+    lessons = list(course.lessons.values()) if which.lower() == "all" else [course.lesson(which)]
+    sources = {"scalar.py": _read(path)}
+    paths = {"scalar.py": str(path)}
+    beside = path.parent / "nn.py"
+    if beside.exists() and path.name != "nn.py":
+        sources["nn.py"] = _read(beside)
+        paths["nn.py"] = str(beside)
+    verdict = 0
+    for lesson in lessons:
+        report = check_lesson(lesson.id, sources, paths, course=course)
+        _print_report(report, lesson)
+        verdict |= 0 if report.passed else 1
+    return verdict
+
+
+def list_claims(course: Course, lab: str) -> int:
+    """Print a lesson's claims and the gaps it opens."""
+    lesson = course.lesson(lab)
+    print(f"{lesson.id} · {lesson.title}: {lesson.question}")
+    print(f"Gaps: {', '.join(lesson.gaps)}")
+    for claim in lesson.claims:
+        print(f"  - {claim.name}")
+    return 0
+
+
+def diff(course: Course, lab: str, path: Path) -> int:
+    """Show the learner's pieces of a lesson next to the finished ones."""
+    lesson = course.lesson(lab)
+    sources = {path.name: _read(path)}
+    beside = path.parent / "nn.py"
+    if beside.exists():
+        sources["nn.py"] = _read(beside)
+    mine = {gap.id: gap.body for source in sources.values() for gap in find_gaps(source)}
+    for gap_id in lesson.gaps:
+        finished = course.gaps[gap_id].finished
+        body = mine.get(gap_id)
+        print(f"== {gap_id}: {course.gaps[gap_id].title}")
+        if body is None:
+            print("   (not in your file: it opens when you start this lab)")
+            continue
+        lines = list(difflib.unified_diff(body.splitlines(), finished.splitlines(), "yours", "finished", lineterm=""))
+        print("\n".join(lines) if lines else "   (the same as the finished piece)")
+    return 0
+
+
+def hints(course: Course, lab: str) -> int:
+    """Print the hint ladder of each gap of a lesson."""
+    for gap_id in course.lesson(lab).gaps:
+        gap = course.gaps[gap_id]
+        print(f"== {gap_id}: {gap.title}")
+        for number, hint in enumerate(gap.hints, start=1):
+            print(f"  {number}. {hint}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line's arguments."""
+    root = argparse.ArgumentParser(prog="python -m labs", description="Work on the ember labs in your own editor.")
+    commands = root.add_subparsers(dest="command", required=True)
+    p = commands.add_parser("start", help="write ember/scalar.py as a lab starts, keeping your earlier pieces")
+    p.add_argument("lab", help="a lesson id such as L10")
+    p.add_argument("--dir", type=Path, default=Path("."), help="folder to write ember/ into (default: here)")
+    p.add_argument("--ref-deps", action="store_true", help="fill earlier gaps you have not written with finished pieces")
+    p = commands.add_parser("check", help="run a lesson's checks (or all) against your Value")
+    p.add_argument("lab", help="a lesson id such as L10, or 'all'")
+    p.add_argument("--file", type=Path, default=WORKING_COPY, help="the file that defines Value (default: ember/scalar.py)")
+    p = commands.add_parser("tests", help="list a lesson's claims")
+    p.add_argument("lab")
+    p = commands.add_parser("diff", help="show your pieces of a lesson next to the finished ones")
+    p.add_argument("lab")
+    p.add_argument("--file", type=Path, default=WORKING_COPY)
+    p = commands.add_parser("hints", help="show the hints of a lesson's gaps")
+    p.add_argument("lab")
+    return root
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return its exit code (0 only on success)."""
+    args = parser().parse_args(argv)
+    try:
+        course = load_course()
+        if args.command == "start":
+            return start(course, args.lab, args.dir, args.ref_deps)
+        if args.command == "check":
+            return check(course, args.lab, args.file)
+        if args.command == "tests":
+            return list_claims(course, args.lab)
+        if args.command == "diff":
+            return diff(course, args.lab, args.file)
+        return hints(course, args.lab)
+    except (UsageError, CourseError, GapSyntaxError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2

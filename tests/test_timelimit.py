@@ -1,0 +1,60 @@
+"""The time limit on learner code, both with the alarm (CPython) and the trace (Pyodide, threads)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import pytest
+
+from labs.timelimit import TimeLimitExceeded, _traced_deadline, time_limit
+
+LEARNER_FILE = "ember/scalar.py"
+
+
+def learner_function(body: str):
+    """A function whose code claims to come from the learner's file."""
+    namespace: dict = {}
+    exec(compile(f"def run():\n{body}", LEARNER_FILE, "exec"), namespace)
+    return namespace["run"]
+
+
+def test_the_alarm_stops_an_endless_loop_and_a_sleep() -> None:
+    for body in ("    while True:\n        pass\n", "    import time\n    time.sleep(30)\n"):
+        start = time.monotonic()
+        with pytest.raises(TimeLimitExceeded, match="still running after 0.2 s"):
+            with time_limit(0.2, frozenset({LEARNER_FILE})):
+                learner_function(body)()
+        assert time.monotonic() - start < 5
+
+
+def test_the_trace_stops_an_endless_loop_in_learner_code() -> None:
+    start = time.monotonic()
+    with pytest.raises(TimeLimitExceeded), _traced_deadline(0.2, frozenset({LEARNER_FILE})):
+        learner_function("    while True:\n        pass\n")()
+    assert time.monotonic() - start < 5
+    assert sys.gettrace() is None
+
+
+def test_the_trace_leaves_code_from_other_files_alone() -> None:
+    with _traced_deadline(0.05, frozenset({LEARNER_FILE})):
+        time.sleep(0.1)  # not learner code: the trace never looks at it
+        total = sum(range(1000))
+    assert total == 499500
+
+
+def test_off_the_main_thread_the_trace_is_used() -> None:
+    caught: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            with time_limit(0.2, frozenset({LEARNER_FILE})):
+                learner_function("    while True:\n        pass\n")()
+        except TimeLimitExceeded as error:
+            caught.append(error)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    thread.join(10)
+    assert caught and isinstance(caught[0], TimeLimitExceeded)
