@@ -43,7 +43,9 @@ def _existing_pieces(course: Course, folder: Path) -> dict[str, str]:
             try:
                 pieces |= read_pieces(course, _read(path))
             except GapSyntaxError as error:
-                raise UsageError(f"{path}: the gap markers are broken ({error}); fix them or move the file away") from None
+                raise UsageError(
+                    f"{path}: the gap markers are broken ({error}); fix them or move the file away"
+                ) from None
     return pieces
 
 
@@ -164,10 +166,12 @@ def parser() -> argparse.ArgumentParser:
     p = commands.add_parser("start", help="write ember/scalar.py as a lab starts, keeping your earlier pieces")
     p.add_argument("lab", help="a lesson id such as L10")
     p.add_argument("--dir", type=Path, default=Path("."), help="folder to write ember/ into (default: here)")
-    p.add_argument("--ref-deps", action="store_true", help="fill earlier gaps you have not written with finished pieces")
+    p.add_argument("--ref-deps", action="store_true",
+                   help="fill earlier gaps you have not written with finished pieces")
     p = commands.add_parser("check", help="run a lesson's checks (or all) against your Value")
     p.add_argument("lab", help="a lesson id such as L10, or 'all'")
-    p.add_argument("--file", type=Path, default=WORKING_COPY, help="the file that defines Value (default: ember/scalar.py)")
+    p.add_argument("--file", type=Path, default=WORKING_COPY,
+                   help="the file that defines Value (default: ember/scalar.py)")
     p = commands.add_parser("tests", help="list a lesson's claims")
     p.add_argument("lab")
     p = commands.add_parser("diff", help="show your pieces of a lesson next to the finished ones")

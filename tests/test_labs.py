@@ -130,9 +130,14 @@ def test_a_module_as_a_lab_starts_has_earlier_pieces_this_lessons_starters_and_l
 
 
 def test_a_reopened_gap_starts_from_the_learners_earlier_piece() -> None:
-    mine = "def _backward() -> None:\n    self.grad = out.grad  # mine\n    other.grad = out.grad\nout._backward = _backward\n"
-    at_08 = {gap.id: gap.body for gap in find_gaps(module_sources(COURSE, "L08", {"L08.add_backward": mine})["scalar.py"])}
-    at_09 = {gap.id: gap.body for gap in find_gaps(module_sources(COURSE, "L09", {"L08.add_backward": mine})["scalar.py"])}
+    mine = "def _backward() -> None:\n    self.grad = out.grad  # mine\n    other.grad = out.grad\n"
+    mine += "out._backward = _backward\n"
+
+    def gaps_at(lab: str) -> dict[str, str]:
+        scalar = module_sources(COURSE, lab, {"L08.add_backward": mine})["scalar.py"]
+        return {gap.id: gap.body for gap in find_gaps(scalar)}
+
+    at_08, at_09 = gaps_at("L08"), gaps_at("L09")
     assert at_08["L08.add_backward"] == mine
     assert at_09["L09.add_backward"] == mine
 
@@ -217,12 +222,15 @@ def test_a_syntax_error_points_at_the_line_inside_the_gap() -> None:
 def test_an_error_at_import_is_reported_with_its_place() -> None:
     pieces = finished_pieces(COURSE, 9) | {"L09.rmul": "1 / 0\n"}
     report = check_lesson("L09", module_sources(COURSE, "L09", pieces))
-    assert report.problem == "Importing your module failed: ZeroDivisionError (at line 1 of gap L09.rmul): division by zero"
+    assert report.problem == (
+        "Importing your module failed: ZeroDivisionError (at line 1 of gap L09.rmul): division by zero"
+    )
     assert report.location["gap"] == "L09.rmul"
 
 
 def test_an_error_inside_a_check_names_the_gap_line() -> None:
-    report = check_lesson("L10", with_backward("def backward(self) -> None:\n    self.grad = 1.0\n    raise KeyError('x')\n"))
+    broken = "def backward(self) -> None:\n    self.grad = 1.0\n    raise KeyError('x')\n"
+    report = check_lesson("L10", with_backward(broken))
     assert report.results[0].reason == "error"
     assert report.results[0].message == "KeyError (at line 3 of gap L10.backward): 'x'"
 
