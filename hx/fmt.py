@@ -35,6 +35,8 @@ def _float_text(x: float) -> str:
 
 def fmt(x: object) -> str:
     """Compact text for a number, and a safe stand-in for anything else (never a learner's repr)."""
+    if type(x) is float:
+        return _float_text(x)
     if x is MISSING:
         return "?"
     if x is None or isinstance(x, bool):
@@ -56,11 +58,13 @@ def fmt(x: object) -> str:
     if type(x).__module__.partition(".")[0] in _NUMERIC_MODULES:
         try:
             return _float_text(float(x))  # type: ignore[arg-type]
-        except Exception:  # noqa: BLE001 - an odd array or NaN-like decimal: fall through
+        except Exception:  # an odd array or NaN-like decimal: fall through
             pass
     return f"<{type(x).__name__}>"
 
 
 def one_line(text: str) -> str:
     """The text with line breaks and tabs shown as \\n, \\r, \\t, so it stays on one line."""
+    if text.isprintable():
+        return text
     return text.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")

@@ -1,3 +1,82 @@
-"""Checks of lesson 07."""
+"""Checks of lesson 07, A number that remembers: Value, its repr, and the forward pass of + and *.
+
+No check here calls a ``_backward`` of + or *: those are lesson 08's gaps.
+"""
 
 from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from ..claimkit import Env, Fail, claim, close, show
+
+
+@claim("L07", "leaf")
+def leaf(env: Env) -> None:
+    v = env.Value(2)
+    if type(v.data) is not float or v.data != 2.0:
+        raise Fail("data", got=repr(v.data), type=type(v.data).__name__)
+    if not close(v.grad, 0.0):
+        raise Fail("grad", got=show(v.grad))
+    if v._prev != () or v._op != "":
+        raise Fail("history", prev=repr(v._prev), op=repr(v._op))
+    try:
+        v._backward()
+    except AttributeError as error:
+        raise Fail("no_backward", error=str(error)) from None
+
+
+@claim("L07", "label")
+def label(env: Env) -> None:
+    named = env.Value(1.0, label="w")
+    got = repr(named.label) if hasattr(named, "label") else "no label at all"
+    if got != "'w'":
+        raise Fail("wrong", got=got)
+
+
+@claim("L07", "repr")
+def repr_(env: Env) -> None:
+    v = env.Value(-1.5)
+    v.grad = 0.25
+    for value, expected in ((env.Value(2.0), "Value(2.0, grad=0.0)"), (v, "Value(-1.5, grad=0.25)")):
+        if repr(value) != expected:
+            raise Fail("wrong", got=repr(value), expected=expected)
+
+
+def check_records(env: Env, symbol: str, compute: Callable[[Any, Any], Any]) -> None:
+    """``a <symbol> b`` of two Values holds the result and remembers (a, b) and the symbol."""
+    a, b = env.Value(2.0), env.Value(-3.0)
+    try:
+        out = compute(a, b)
+    except TypeError as error:
+        raise Fail("crash", error=str(error)) from None
+    if not close(out.data, compute(2.0, -3.0)):
+        raise Fail("data", got=show(out.data), expected=show(compute(2.0, -3.0)))
+    prev = out._prev
+    if not (type(prev) is tuple and len(prev) == 2 and prev[0] is a and prev[1] is b and out._op == symbol):
+        raise Fail("history", prev=repr(prev), op=repr(out._op))
+
+
+@claim("L07", "add_records")
+def add_records(env: Env) -> None:
+    check_records(env, "+", operator.add)
+
+
+@claim("L07", "mul_records")
+def mul_records(env: Env) -> None:
+    check_records(env, "*", operator.mul)
+
+
+@claim("L07", "wrap_number")
+def wrap_number(env: Env) -> None:
+    for symbol, compute in (("+", operator.add), ("*", operator.mul)):
+        a = env.Value(3.0)
+        try:
+            out = compute(a, 2)
+        except (AttributeError, TypeError) as error:
+            raise Fail("no_wrap", op=symbol, error=str(error)) from None
+        prev = tuple(out._prev)
+        values = [node for node in prev if isinstance(node, env.Value)]
+        if len(values) < len(prev) or not any(node.data == 2.0 and not node._prev for node in values):
+            raise Fail("raw", op=symbol, got=repr(prev))

@@ -1,3 +1,83 @@
-"""Checks of lesson 08."""
+"""Checks of lesson 08, Blame flows backward: the backward steps of + and *, called by hand.
+
+Every graph here uses each Value once (adding up shares is lesson 09), and no
+check calls backward() (lesson 10): each ``_backward`` is called by hand, output first.
+"""
 
 from __future__ import annotations
+
+from ..claimkit import Env, Fail, backward_by_hand, claim, close, nudged_slope, show
+
+
+def number(v: object) -> str:
+    """A number as a learner reads it, rounded to 6 places, with -0.0 shown as 0.0."""
+    return show(round(v, 6) + 0.0) if isinstance(v, float) else show(v)
+
+
+def numbers(values: tuple[object, ...]) -> str:
+    """A tuple of numbers as a learner reads it: (-18.0, -12.0)."""
+    return "(" + ", ".join(number(v) for v in values) + ")"
+
+
+@claim("L08", "add_local")
+def add_local(env: Env) -> None:
+    a, b = env.Value(2.0), env.Value(3.0)
+    s = a + b
+    s.grad = 2.5
+    s._backward()
+    if close(a.grad, 1.0) and close(b.grad, 1.0):
+        raise Fail("upstream")
+    if not (close(a.grad, 2.5) and close(b.grad, 2.5)):
+        raise Fail("wrong", got_a=show(a.grad), got_b=show(b.grad))
+
+
+@claim("L08", "mul_local")
+def mul_local(env: Env) -> None:
+    a, b = env.Value(2.0), env.Value(-3.0)
+    p = a * b
+    p.grad = 0.5
+    p._backward()
+    got = numbers((a.grad, b.grad))
+    if close(a.grad, 1.0) and close(b.grad, -1.5):
+        raise Fail("own", got=got)
+    if close(a.grad, -3.0) and close(b.grad, 2.0):
+        raise Fail("upstream", got=got)
+    if not (close(a.grad, -1.5) and close(b.grad, 1.0)):
+        raise Fail("wrong", got=got)
+
+
+@claim("L08", "worked_example")
+def worked_example(env: Env) -> None:
+    w, x, b, y = env.Value(2.0), env.Value(3.0), env.Value(1.0), env.Value(10.0)
+    m = w * x
+    a = m + b
+    n = y * -1
+    e = a + n
+    e.grad = -6.0  # what L = e·e would send to e: 2e = -6
+    for node in (e, n, a, m):  # output first
+        node._backward()
+    got = (w.grad, x.grad, b.grad, y.grad)
+    expected = (-18.0, -12.0, -6.0, 6.0)
+    if not all(close(g, want) for g, want in zip(got, expected)):
+        raise Fail("wrong", got=numbers(got), expected=numbers(expected))
+
+
+def f(p, q, r, s):  # plain floats or Values alike
+    """The function the nudging check differentiates: every input is used once."""
+    return (p * q + r) * s
+
+
+def nudged(point: tuple[float, ...], i: int) -> float:
+    """The slope of f in its i-th input at ``point``, by nudging that input alone (plain floats)."""
+    return nudged_slope(lambda t: f(*point[:i], t, *point[i + 1:]), point[i])
+
+
+@claim("L08", "nudge")
+def nudge(env: Env) -> None:
+    for point in ((2.0, -3.0, 10.0, 0.5), (-1.5, 4.0, 0.25, -2.0)):
+        inputs = [env.Value(v) for v in point]
+        backward_by_hand(f(*inputs))
+        got = tuple(v.grad for v in inputs)
+        expected = tuple(nudged(point, i) for i in range(4))
+        if not all(close(g, want, tol=1e-5) for g, want in zip(got, expected)):
+            raise Fail("wrong", point=numbers(point), got=numbers(got), expected=numbers(expected))

@@ -1,3 +1,90 @@
-"""Checks of lesson 09."""
+"""Checks of lesson 09, Many paths, one sum: adding up shares, and -, reflected + - * built from + and *.
+
+No check calls backward() (lesson 10): the checker seeds the output and runs
+every ``_backward`` in its own safe order (``backward_by_hand``).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..claimkit import Env, Fail, backward_by_hand, claim, close, expect_close, show
+from .l08 import number, numbers
+
+
+@claim("L09", "x_plus_x")
+def x_plus_x(env: Env) -> None:
+    x = env.Value(3.0)
+    backward_by_hand(x + x)
+    expect_close("wrong", x.grad, 2.0)
+
+
+@claim("L09", "x_times_x")
+def x_times_x(env: Env) -> None:
+    for x_value in (3.0, -1.5):
+        x = env.Value(x_value)
+        backward_by_hand(x * x)
+        expect_close("wrong", x.grad, 2 * x_value, x=show(x_value))
+
+
+@claim("L09", "square_plus")
+def square_plus(env: Env) -> None:
+    for a_value in (3.0, -2.0):
+        a = env.Value(a_value)
+        backward_by_hand(a * a + a)
+        expect_close("wrong", a.grad, 2 * a_value + 1, a=show(a_value))
+
+
+@claim("L09", "worked_example")
+def worked_example(env: Env) -> None:
+    a, b, c = env.Value(2.0), env.Value(-3.0), env.Value(10.0)
+    backward_by_hand((a * b + c) * a)
+    got = (a.grad, b.grad, c.grad)
+    expected = (-2.0, 4.0, 2.0)
+    if not all(close(g, want) for g, want in zip(got, expected)):
+        raise Fail("wrong", got=numbers(got), expected=numbers(expected))
+
+
+def slope_at_3(env: Env, expr: str, make: Callable[[Any], Any]) -> tuple[float, float]:
+    """(y.data, x.grad) for y = make(x) at x = 3, once y is seeded with 1 and sent back by hand."""
+    x = env.Value(3.0)
+    try:
+        y = make(x)
+    except RecursionError:
+        raise Fail("recursion", expr=expr) from None
+    backward_by_hand(y)
+    return y.data, x.grad
+
+
+def expect_slope(env: Env, key: str, expr: str, make: Callable[[Any], Any], data: float, slope: float) -> None:
+    """Fail with ``key`` unless make(x) at x = 3 gives ``data`` with slope ``slope``."""
+    got_data, got_slope = slope_at_3(env, expr, make)
+    if not (close(got_data, data) and close(got_slope, slope)):
+        if close(got_slope, 0.0):
+            key = "no_path"  # x received nothing: the result does not remember x
+        raise Fail(key, expr=expr, data=number(got_data), slope=number(got_slope),
+                   expected_data=number(data), expected_slope=number(slope))
+
+
+@claim("L09", "neg_sub")
+def neg_sub(env: Env) -> None:
+    expect_slope(env, "neg", "-x", lambda x: -x, -3.0, -1.0)
+    expect_slope(env, "sub", "x - 1", lambda x: x - 1, 2.0, 1.0)
+    expect_slope(env, "sub", "Value(5.0) - x", lambda x: env.Value(5.0) - x, 2.0, -1.0)
+
+
+@claim("L09", "rsub")
+def rsub(env: Env) -> None:
+    got_data, got_slope = slope_at_3(env, "1 - x", lambda x: 1 - x)
+    if close(got_data, 2.0) and close(got_slope, 1.0):
+        raise Fail("swapped")  # x - 1, not 1 - x
+    expect_slope(env, "wrong", "1 - x", lambda x: 1 - x, -2.0, -1.0)
+
+
+@claim("L09", "left_constants")
+def left_constants(env: Env) -> None:
+    expect_slope(env, "wrong", "2 + x", lambda x: 2 + x, 5.0, 1.0)
+    expect_slope(env, "wrong", "x + 2", lambda x: x + 2, 5.0, 1.0)
+    expect_slope(env, "wrong", "2 * x", lambda x: 2 * x, 6.0, 2.0)
+    expect_slope(env, "wrong", "x * 2", lambda x: x * 2, 6.0, 2.0)

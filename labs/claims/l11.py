@@ -1,3 +1,140 @@
-"""Checks of lesson 11."""
+"""Checks of lesson 11, Trust, but verify: new operations and a gradient checker of your own."""
 
 from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from ..claimkit import Env, Fail, claim, close, expect_close, nudged_slope, show
+
+
+def nudged(f: Callable[[float], float], x: float) -> float:
+    """The checker's central difference, rounded to 9 significant digits so messages do not show its noise."""
+    return float(f"{nudged_slope(f, x):.9g}")
+
+
+def check_op(env: Env, op: Callable, reference: Callable[[float], float], points: tuple[float, ...]) -> None:
+    """Fail with 'wrong' unless y = op(x) has the reference's value and its nudged slope at every point."""
+    for x in points:
+        v = env.Value(x)
+        y = op(v)
+        y.backward()
+        expected_y, expected = reference(x), nudged(reference, x)
+        if not (close(y.data, expected_y) and close(v.grad, expected, 1e-5)):
+            raise Fail("wrong", x=show(x), got_y=show(y.data), got=show(v.grad),
+                       expected_y=show(expected_y), expected=show(expected))
+
+
+@claim("L11", "pow_rule")
+def pow_rule(env: Env) -> None:
+    for x, k in ((2.0, 3), (-1.5, 2), (4.0, 0.5), (0.5, -1)):
+        v = env.Value(x)
+        (v**k).backward()
+        expect_close("wrong", v.grad, nudged(lambda t, k=k: t**k, x), 1e-5, x=show(x), k=k)
+
+
+@claim("L11", "pow_needs_number")
+def pow_needs_number(env: Env) -> None:
+    x = env.Value(3.0)
+    (x**2).backward()  # a plain exponent works, backward included
+    try:
+        got = x ** env.Value(2.0)
+    except TypeError:
+        return
+    raise Fail("no_type_error", got=show(got))
+
+
+@claim("L11", "exp")
+def exp(env: Env) -> None:
+    check_op(env, lambda v: v.exp(), math.exp, (0.7, -1.3, 2.0))
+
+
+@claim("L11", "log")
+def log(env: Env) -> None:
+    check_op(env, lambda v: v.log(), math.log, (0.5, 2.0, 7.0))
+
+
+@claim("L11", "tanh")
+def tanh(env: Env) -> None:
+    check_op(env, lambda v: v.tanh(), math.tanh, (0.5, -1.2, 2.0))
+
+
+@claim("L11", "relu")
+def relu(env: Env) -> None:
+    check_op(env, lambda v: v.relu(), lambda t: max(t, 0.0), (1.5, -0.8, 3.0, -2.0))
+
+
+@claim("L11", "relu_at_zero")
+def relu_at_zero(env: Env) -> None:
+    x = env.Value(0.0)
+    y = x.relu()
+    y.backward()
+    if y.data != 0.0 or x.grad != 0.0:
+        raise Fail("wrong", got_y=show(y.data), got=show(x.grad))
+
+
+@claim("L11", "divide")
+def divide(env: Env) -> None:
+    a, b = env.Value(3.0), env.Value(2.0)
+    y = a / b
+    y.backward()
+    got = (y.data, a.grad, b.grad)
+    expected = (1.5, 0.5, -0.75)
+    if not all(close(g, e) for g, e in zip(got, expected)):
+        raise Fail("wrong", got=", ".join(map(show, got)), expected=", ".join(map(show, expected)))
+
+
+@claim("L11", "divide_into")
+def divide_into(env: Env) -> None:
+    for a_value in (4.0, -0.5):
+        a = env.Value(a_value)
+        y = 2 / a
+        y.backward()
+        if not (close(y.data, 2 / a_value) and close(a.grad, -2 / a_value**2)):
+            raise Fail("wrong", a=show(a_value), got_y=show(y.data), got=show(a.grad),
+                       expected_y=show(2 / a_value), expected=show(-2 / a_value**2))
+
+
+@claim("L11", "numeric_slope")
+def numeric_slope(env: Env) -> None:
+    def cube(t: float) -> float:
+        return t**3
+
+    expect_close("wrong", env.scalar.numeric_slope(cube, 2.0), 12.0, 1e-4)
+    # nudged both ways the estimate is 12 + h², one way only it is off by about 6h
+    expect_close("one_sided", env.scalar.numeric_slope(cube, 2.0, h=1e-3), 12.0, 1e-4)
+
+
+@claim("L11", "gradient_check")
+def gradient_check(env: Env) -> None:
+    for x in (1.5, -0.7):
+        verdict = env.scalar.gradient_check(lambda v: v * v * v - 2 * v, x)
+        if verdict is not True:
+            raise Fail("false_alarm", x=show(x), got=show(verdict))
+
+    def square_missing_a_share(v: object) -> object:
+        out = v * v
+
+        def _backward() -> None:  # sends x·grad where x² needs 2x·grad
+            v.grad += v.data * out.grad
+        out._backward = _backward
+        return out
+
+    verdict = env.scalar.gradient_check(square_missing_a_share, 1.5)
+    if verdict is not False:
+        raise Fail("missed", got=show(verdict))
+
+
+def every_operation(t: object) -> object:
+    """One expression with every operation of the lesson; works on Values and, via math, on floats."""
+    return (t**2 + 1).log() * t.tanh() + t.relu() / (1 + (-t).exp()) - 2 / (t * t + 1) + (t / 3) ** 3
+
+
+def every_operation_by_math(t: float) -> float:
+    return (math.log(t**2 + 1) * math.tanh(t) + max(t, 0.0) / (1 + math.exp(-t))
+            - 2 / (t * t + 1) + (t / 3) ** 3)
+
+
+@claim("L11", "everything")
+def everything(env: Env) -> None:
+    check_op(env, every_operation, every_operation_by_math, (-2.3, -1.7, -0.9, -0.4, 0.3, 0.8, 1.1, 1.9, 2.6))

@@ -1,3 +1,109 @@
-"""Checks of lesson 12."""
+"""Checks of lesson 12, Downhill: zero_grad, a neuron, one step of gradient descent, and training."""
 
 from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from itertools import pairwise
+
+from ..claimkit import Env, Fail, claim, close, show
+
+
+def shown(numbers: Iterable[object]) -> str:
+    """Numbers as a learner reads them: (0.95, -1.9, 0.3)."""
+    return "(" + ", ".join(show(n) for n in numbers) + ")"
+
+
+def make_data(n: int = 8) -> list[tuple[tuple[float, float], float]]:
+    """A small 2-D data set: +1 above the line x0 + x1 = 0, -1 below it."""
+    rng = random.Random(0)
+    points = [(rng.uniform(-1, 1), rng.uniform(-1, 1)) for _ in range(n)]
+    return [(p, 1.0 if p[0] + p[1] > 0 else -1.0) for p in points]
+
+
+def mean_square_loss(model: object, data: list) -> object:
+    """The mean of (prediction - target)² over the data set, as a Value."""
+    return sum((model(x) - y) ** 2 for x, y in data) * (1 / len(data))
+
+
+@claim("L12", "neuron")
+def neuron(env: Env) -> None:
+    unit = env.nn.Neuron(3, rng=random.Random(0))
+    unit.w = [env.Value(0.5), env.Value(-1.0), env.Value(2.0)]
+    unit.b = env.Value(0.25)
+    for x, expected in (([2.0, -1.0, 1.0], 4.25), ([1.0, 2.0, 0.5], 0.0)):
+        got = unit(x).data
+        if not close(got, expected):
+            raise Fail("relu", x=shown(x), got=show(got), expected=show(expected))
+    unit.linear = True
+    x = [1.0, 2.0, 0.5]
+    out = unit(x)
+    if not close(out.data, -0.25):
+        raise Fail("linear", x=shown(x), got=show(out.data), expected=show(-0.25))
+    out.backward()
+    got = [p.grad for p in unit.w + [unit.b]]
+    if not all(close(g, e) for g, e in zip(got, x + [1.0])):
+        raise Fail("detached", x=shown(x), got=shown(got))
+
+
+@claim("L12", "zero_grad")
+def zero_grad(env: Env) -> None:
+    model = env.nn.MLP(2, [3, 1], seed=0)
+    params = model.parameters()
+    for i, p in enumerate(params):
+        p.grad = 0.5 + i
+    before = [p.data for p in params]
+    model.zero_grad()
+    if [p.data for p in params] != before:
+        raise Fail("data_changed")
+    left = [p.grad for p in params if p.grad != 0.0]
+    if left:
+        raise Fail("not_zero", count=len(left), total=len(params), got=show(left[0]))
+
+
+@claim("L12", "accumulate")
+def accumulate(env: Env) -> None:
+    model = env.nn.MLP(2, [3, 1], seed=0)
+    params = model.parameters()
+    loss = (model([0.5, -1.0]) - 1.0) ** 2
+    loss.backward()
+    once = [p.grad for p in params]
+    loss.backward()
+    for i, (p, g) in enumerate(zip(params, once)):
+        if not close(p.grad, 2 * g):
+            raise Fail("doubled", index=i, first=show(g), got=show(p.grad), expected=show(2 * g))
+    model.zero_grad()
+    loss.backward()
+    for i, (p, g) in enumerate(zip(params, once)):
+        if not close(p.grad, g):
+            raise Fail("fresh", index=i, got=show(p.grad), expected=show(g))
+
+
+@claim("L12", "step")
+def step(env: Env) -> None:
+    params = [env.Value(1.0), env.Value(-2.0), env.Value(0.5)]
+    grads = (0.5, -1.0, 2.0)
+    for p, g in zip(params, grads):
+        p.grad = g
+    env.nn.sgd_step(params, 0.1)
+    got = [p.data for p in params]
+    expected = (0.95, -1.9, 0.3)
+    if all(close(g, e) for g, e in zip(got, expected)):
+        return
+    key = "uphill" if all(close(g, e) for g, e in zip(got, (1.05, -2.1, 0.7))) else "wrong"
+    raise Fail(key, got=shown(got), expected=shown(expected))
+
+
+@claim("L12", "loss_goes_down")
+def loss_goes_down(env: Env) -> None:
+    data = make_data()
+    model = env.nn.MLP(2, [4, 1], seed=0)
+    losses = []
+    for _ in range(6):
+        loss = mean_square_loss(model, data)
+        model.zero_grad()
+        loss.backward()
+        env.nn.sgd_step(model.parameters(), 0.1)
+        losses.append(loss.data)
+    if not all(later < earlier for earlier, later in pairwise(losses)):
+        raise Fail("not_down", got=shown(round(x, 4) for x in losses))
