@@ -13,4 +13,4 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 echo "== installing Python packages"
-.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt -r requirements-site.txt

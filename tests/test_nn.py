@@ -70,9 +70,9 @@ def test_sgd_step_moves_against_the_gradient() -> None:
 
 def test_gradient_descent_lowers_the_loss() -> None:
     model = MLP(2, [16, 16, 1], seed=0)
-    data = separable_points(20)
+    data = separable_points(12)
     losses = []
-    for _ in range(40):
+    for _ in range(30):
         loss = mean_squared_error(model, data)
         losses.append(loss.data)
         model.zero_grad()

@@ -1,0 +1,117 @@
+"""Build the static site into site/: vendor the runtime, bundle the page code, pack the course's Python, run MkDocs.
+
+Everything the site needs at run time ends up under site/, served from one origin.
+Generated files go to docs/assets/gen/ first (not committed), then MkDocs copies them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GEN = ROOT / "docs" / "assets" / "gen"
+NODE = ROOT / "node_modules"
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+PYTHON_PACKAGES = ("ember", "labs", "hx")
+WHEEL_CACHE = ROOT / ".cache" / "wheels"
+
+
+def run(*command: str) -> None:
+    """Run a command from the repository root, failing the build if it fails."""
+    print("  $", " ".join(command), flush=True)
+    subprocess.run(command, cwd=ROOT, check=True)
+
+
+def npm_install() -> None:
+    """Install the pinned JavaScript packages when package-lock.json is newer than node_modules."""
+    marker = NODE / ".package-lock.json"
+    if not marker.exists() or marker.stat().st_mtime < (ROOT / "package-lock.json").stat().st_mtime:
+        run("npm", "ci", "--no-audit", "--no-fund")
+
+
+def wheels() -> list[str]:
+    """Download the pinned pure-Python wheels for Pyodide's Python 3.14 (once) and copy them in."""
+    requirements = ROOT / "requirements-wheels.txt"
+    pins = [line.strip() for line in requirements.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    WHEEL_CACHE.mkdir(parents=True, exist_ok=True)
+    wanted = {pin.split("==")[0].replace("-", "_").lower(): pin.split("==")[1] for pin in pins}
+
+    def cached() -> list[Path]:
+        return [w for w in WHEEL_CACHE.glob("*.whl")
+                if wanted.get(w.name.split("-")[0].lower()) == w.name.split("-")[1]]
+
+    if len(cached()) < len(wanted):
+        run(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+            "--python-version", "3.14", "--dest", str(WHEEL_CACHE), *pins)
+    target = GEN / "wheels"
+    target.mkdir(parents=True, exist_ok=True)
+    names = []
+    for wheel in sorted(cached()):
+        shutil.copy2(wheel, target / wheel.name)
+        names.append(wheel.name)
+    if len(names) != len(wanted):
+        raise SystemExit(f"expected wheels for {sorted(wanted)}, found {names}")
+    return names
+
+
+def python_bundle() -> tuple[str, str]:
+    """Zip the course's Python packages; answer (file name relative to gen/, course version)."""
+    files = sorted(
+        path for package in PYTHON_PACKAGES for path in (ROOT / package).rglob("*")
+        if path.is_file() and path.suffix in {".py", ".toml"} and "__pycache__" not in path.parts
+    )
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(str(path.relative_to(ROOT)).encode())
+        digest.update(path.read_bytes())
+    version = digest.hexdigest()[:12]
+    target = GEN / "py"
+    shutil.rmtree(target, ignore_errors=True)
+    target.mkdir(parents=True)
+    name = f"py/course-{version}.zip"
+    with zipfile.ZipFile(GEN / name, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in files:
+            archive.write(path, path.relative_to(ROOT).as_posix())
+    return name, version
+
+
+def vendor() -> None:
+    """Copy Pyodide's runtime files, viz.js and KaTeX next to the bundles."""
+    target = GEN / "pyodide"
+    target.mkdir(parents=True, exist_ok=True)
+    for name in PYODIDE_FILES:
+        shutil.copy2(NODE / "pyodide" / name, target / name)
+    shutil.copy2(NODE / "@viz-js" / "viz" / "dist" / "viz.js", GEN / "viz.js")
+    katex = GEN / "katex"
+    shutil.rmtree(katex, ignore_errors=True)
+    (katex / "contrib").mkdir(parents=True)
+    for name in ("katex.min.js", "katex.min.css"):
+        shutil.copy2(NODE / "katex" / "dist" / name, katex / name)
+    shutil.copy2(NODE / "katex" / "dist" / "contrib" / "auto-render.min.js", katex / "contrib" / "auto-render.min.js")
+    shutil.copytree(NODE / "katex" / "dist" / "fonts", katex / "fonts")
+
+
+def main() -> None:
+    """Build everything; the site ends up in site/."""
+    print("== building the site", flush=True)
+    GEN.mkdir(parents=True, exist_ok=True)
+    npm_install()
+    run("node", "web/build.mjs")
+    vendor()
+    bundle, version = python_bundle()
+    manifest = {"version": version, "bundle": bundle, "wheels": wheels()}
+    (GEN / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    run(sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet")
+    print(f"== site/ is ready (course version {version})", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""MkDocs hooks: turn the course's fences into page elements, refuse unknown ids, publish course.json.
+
+In a page, three fences stand for interactive pieces:
+
+    ```ember-cell        an example cell (Python code, runnable in the page)
+    ```ember-question    one line: a question id such as L10.bfs
+    ```ember-lab         one line: a lesson id such as L10
+
+A lesson page names its lesson in its front matter (``lesson: L10``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from labs.course import Course, load_course  # noqa: E402 - needs the repository on sys.path first
+
+FENCE = re.compile(r"^```(ember-cell|ember-question|ember-lab)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+_urls: dict[str, str] = {}
+
+
+def _course() -> Course:
+    return load_course()
+
+
+def _cell(body: str) -> str:
+    code = html.escape(body.rstrip("\n")).replace("\n", "&#10;")
+    return f'<div class="ember-cell"><pre><code class="language-python">{code}</code></pre></div>'
+
+
+def _question(body: str, where: str) -> str:
+    key = body.strip()
+    lesson_id, _, question_id = key.partition(".")
+    course = _course()
+    lesson = course.lessons.get(lesson_id)
+    if lesson is None or question_id not in [q.id for q in lesson.questions]:
+        raise PluginError(f"{where}: unknown question {key!r}")
+    return f'<div class="ember-question" data-question="{html.escape(key)}"><p>{html.escape(_prompt(lesson, question_id))}</p></div>'
+
+
+def _prompt(lesson: Any, question_id: str) -> str:
+    return next(q.prompt for q in lesson.questions if q.id == question_id)
+
+
+def _lab(body: str, where: str) -> str:
+    lesson_id = body.strip()
+    if lesson_id not in _course().lessons:
+        raise PluginError(f"{where}: unknown lab {lesson_id!r}")
+    return f'<div class="ember-lab" data-lab="{lesson_id}"><p>The lab needs JavaScript and a web server.</p></div>'
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Replace the course's fences with placeholders the page script fills in; check every id."""
+    where = page.file.src_uri
+    lesson_id = page.meta.get("lesson")
+    head = ""
+    if lesson_id is not None:
+        if lesson_id not in _course().lessons:
+            raise PluginError(f"{where}: front matter names unknown lesson {lesson_id!r}")
+        _urls[lesson_id] = page.url
+        head = f'<div class="ember-page" data-lesson="{lesson_id}" hidden></div>\n\n'
+
+    def replace(match: re.Match[str]) -> str:
+        kind, body = match.group(1), match.group(2)
+        if kind == "ember-cell":
+            return _cell(body)
+        if kind == "ember-question":
+            return _question(body, where)
+        return _lab(body, where)
+
+    return head + FENCE.sub(replace, markdown)
+
+
+def course_json(course: Course, urls: dict[str, str]) -> dict[str, Any]:
+    """Everything the page script needs to know about the course, as plain data."""
+    order = list(course.lessons)
+    return {
+        "version": _version(),
+        "order": order,
+        "lessons": {
+            lesson.id: {
+                "id": lesson.id, "number": lesson.number, "title": lesson.title, "question": lesson.question,
+                "minutes": lesson.minutes, "builds_on": list(lesson.builds_on), "can_now": lesson.can_now,
+                "url": urls.get(lesson.id), "gaps": list(lesson.gaps),
+                "claims": [{"key": claim.key, "name": claim.name} for claim in lesson.claims],
+                "questions": [
+                    {"id": q.id, "prompt": q.prompt, "answer": q.answer, "explain": q.explain,
+                     "options": [{"id": o.id, "text": o.text, "feedback": o.feedback} for o in q.options]}
+                    for q in lesson.questions
+                ],
+            }
+            for lesson in course.lessons.values()
+        },
+        "gaps": {
+            gap.id: {"id": gap.id, "lesson": gap.lesson, "number": gap.number, "title": gap.title,
+                     "hints": list(gap.hints), "finished": gap.finished, "file": gap.file}
+            for gap in course.gaps.values()
+        },
+    }
+
+
+def _version() -> str:
+    manifest = ROOT / "docs" / "assets" / "gen" / "manifest.json"
+    return json.loads(manifest.read_text())["version"] if manifest.exists() else "dev"
+
+
+def on_post_build(config: Any) -> None:
+    """Write assets/gen/course.json into the built site."""
+    target = Path(config["site_dir"]) / "assets" / "gen" / "course.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(course_json(_course(), _urls), ensure_ascii=False))

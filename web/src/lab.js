@@ -1,0 +1,230 @@
+// The lab: the learner's module as this lab starts, this lesson's gaps editable, hints, named
+// checks, reset and undo, loading earlier finished pieces, download, and the closing box.
+import { focusGap, labEditor, replaceText, scrollToGap } from "./editor.js";
+import { bodies } from "./gaps.js";
+import { el } from "./render.js";
+import { RuntimeRestarted } from "./runtime.js";
+import * as storage from "./storage.js";
+
+export class Lab {
+  constructor(holder, { course, runtime, siteRoot }) {
+    this.holder = holder;
+    this.course = course;
+    this.runtime = runtime;
+    this.siteRoot = siteRoot;
+    this.lesson = course.lessons[holder.dataset.lab];
+    this.gapIds = this.lesson.gaps;
+    this.files = [...new Set(this.gapIds.map((id) => course.gaps[id].file))];
+    this.editors = {};
+    this.undo = null;
+    this.build();
+  }
+
+  build() {
+    const lesson = this.lesson;
+    this.status = el("p", { class: "ember-status", "aria-live": "polite", text: "Starting Python to build your module…" });
+    this.editorBox = el("div", { class: "ember-lab-editors" });
+    this.claimList = el("ul", { class: "ember-claims", "aria-live": "polite" });
+    for (const claim of lesson.claims) {
+      this.claimList.append(el("li", { "data-claim": claim.key, "data-state": "idle" },
+        el("span", { class: "ember-claim-mark", "aria-hidden": "true", text: "○" }),
+        el("span", { class: "ember-claim-name", text: claim.name }),
+        el("span", { class: "ember-claim-message" })));
+    }
+    this.problem = el("div", { class: "ember-problem", role: "alert", hidden: true });
+    this.runButton = el("button", { class: "md-button md-button--primary", type: "button", onclick: () => this.check() }, "Run checks");
+    this.stopButton = el("button", { class: "md-button", type: "button", hidden: true, onclick: () => this.runtime.stop() }, "Stop");
+    this.undoButton = el("button", { class: "md-button", type: "button", hidden: true, onclick: () => this.restore() }, "Undo");
+    this.notice = el("p", { class: "ember-notice", "aria-live": "polite" });
+    const loadButton = el("button", { class: "md-button", type: "button", onclick: () => this.loadFinished(false) }, "Load the finished pieces of earlier lessons");
+    const download = el("button", { class: "md-button", type: "button", onclick: () => this.download() }, "Download my ember/scalar.py");
+    this.replaceMine = el("div", { class: "ember-replace", hidden: true });
+    this.closing = this.closingBox();
+    this.holder.replaceChildren(
+      el("h3", { text: `Lab: ${lesson.title}` }),
+      this.gapList(),
+      this.status,
+      this.editorBox,
+      el("div", { class: "ember-toolbar" }, this.runButton, this.stopButton, this.undoButton, loadButton, download),
+      this.notice,
+      this.replaceMine,
+      this.problem,
+      el("h4", { text: "Checks" }),
+      this.claimList,
+      this.closing,
+    );
+    this.showEditors();
+  }
+
+  gapList() {
+    const list = el("div", { class: "ember-gaps" });
+    for (const id of this.gapIds) {
+      const gap = this.course.gaps[id];
+      const hints = el("ol", { class: "ember-hints" });
+      let shown = 0;
+      const more = el("button", { class: "md-button ember-hint-button", type: "button" }, `Show a hint (1 of ${gap.hints.length})`);
+      more.addEventListener("click", () => {
+        hints.append(el("li", { text: gap.hints[shown] }));
+        shown += 1;
+        more.textContent = `Show another hint (${shown + 1} of ${gap.hints.length})`;
+        more.hidden = shown >= gap.hints.length;
+      });
+      const reset = el("button", { class: "md-button ember-reset", type: "button", onclick: () => this.resetGap(id) }, "Reset this gap");
+      const go = el("button", { class: "md-button", type: "button", onclick: () => this.goTo(id) }, "Go to the gap");
+      list.append(el("div", { class: "ember-gap", "data-gap": id },
+        el("p", {}, el("code", { text: id }), ` ${gap.title}`), el("div", { class: "ember-toolbar" }, go, more, reset), hints));
+    }
+    return list;
+  }
+
+  closingBox() {
+    const lesson = this.lesson;
+    const order = this.course.order;
+    const at = order.indexOf(lesson.id);
+    const earlier = order.slice(0, at).map((id) => this.course.lessons[id]);
+    const link = (id, word) => {
+      const target = this.course.lessons[id];
+      return target && target.url ? el("a", { href: this.siteRoot + target.url }, `${word}: ${target.title}`) : null;
+    };
+    const could = el("ul");
+    for (const item of earlier) could.append(el("li", { text: item.can_now }));
+    return el("div", { class: "ember-closing", "data-lit": "false" },
+      el("p", {}, el("strong", { text: "Your ember can now " }), lesson.can_now + "."),
+      earlier.length ? el("div", {}, el("p", { text: "It already could:" }), could) : null,
+      el("p", { class: "ember-links" }, link(order[at - 1], "Previous"), " ", link(order[at + 1], "Next")),
+    );
+  }
+
+  async showEditors() {
+    try {
+      const sources = await this.runtime.request("module", { lab: this.lesson.id, pieces: storage.pieces() });
+      this.status.textContent = "";
+      for (const file of this.files) {
+        if (this.editors[file]) {
+          replaceText(this.editors[file], sources[file]);
+          continue;
+        }
+        const box = el("div", { class: "ember-lab-file" }, el("p", { class: "ember-file-name" }, el("code", { text: `ember/${file}` }),
+          " — only the highlighted gaps can be edited"));
+        const editorHolder = el("div", { class: "ember-editor" });
+        box.append(editorHolder);
+        this.editorBox.append(box);
+        this.editors[file] = labEditor(editorHolder, sources[file], {
+          gapIds: this.gapIds,
+          onChange: (text) => this.save(text),
+          onRun: () => this.check(),
+          label: `ember/${file}: your module; the gaps of ${this.lesson.id} are editable`,
+        });
+        const first = this.gapIds.find((id) => this.course.gaps[id].file === file);
+        if (first) scrollToGap(this.editors[file], first);
+      }
+      this.holder.dataset.ready = "true";
+    } catch (error) {
+      if (error instanceof RuntimeRestarted) return this.showEditors();
+      this.status.textContent = `Could not build your module: ${error.message || error}`;
+    }
+  }
+
+  /** Save this lesson's gap bodies from an editor's text, as typed. */
+  save(text) {
+    const stored = storage.pieces();
+    const changed = {};
+    for (const [id, body] of Object.entries(bodies(text))) {
+      if (this.gapIds.includes(id) && stored[id] !== body) changed[id] = body;
+    }
+    if (Object.keys(changed).length) storage.savePieces(changed, this.course.version);
+  }
+
+  async check() {
+    this.runButton.disabled = true;
+    this.stopButton.hidden = false;
+    this.problem.hidden = true;
+    for (const item of this.claimList.children) item.dataset.state = "running";
+    try {
+      const report = await this.runtime.request("check", { lab: this.lesson.id, pieces: storage.pieces() });
+      this.showReport(report);
+    } catch (error) {
+      for (const item of this.claimList.children) item.dataset.state = "idle";
+      this.problem.hidden = false;
+      this.problem.textContent = error instanceof RuntimeRestarted
+        ? `${error.message}. Your code is safe: fix the loop and run the checks again.` : String(error.message || error);
+    } finally {
+      this.runButton.disabled = false;
+      this.stopButton.hidden = true;
+    }
+  }
+
+  showReport(report) {
+    const passed = report.results.filter((r) => r.passed).length;
+    for (const result of report.results) {
+      const item = this.claimList.querySelector(`[data-claim="${CSS.escape(result.claim)}"]`);
+      if (!item) continue;
+      item.dataset.state = result.passed ? "pass" : "fail";
+      item.querySelector(".ember-claim-mark").textContent = result.passed ? "✓" : "✗";
+      item.querySelector(".ember-claim-message").textContent = result.passed ? "" : result.message;
+    }
+    this.problem.hidden = !report.problem;
+    this.problem.textContent = report.problem || "";
+    if (report.location && report.location.gap) {
+      this.problem.append(" ", el("button", { class: "md-button", type: "button", onclick: () => this.goTo(report.location.gap) }, "Go to the gap"));
+    }
+    this.closing.dataset.lit = String(report.passed);
+    storage.saveProgress(this.lesson.id, passed, report.results.length);
+  }
+
+  goTo(gapId) {
+    const view = this.editors[this.course.gaps[gapId].file];
+    if (view) focusGap(view, gapId);
+  }
+
+  /** Apply piece changes ({gap: code or null}), remembering how to undo them, then rebuild the module. */
+  async change(changes, message) {
+    const before = storage.pieces();
+    this.undo = Object.fromEntries(Object.keys(changes).map((id) => [id, id in before ? before[id] : null]));
+    storage.savePieces(changes, this.course.version);
+    this.undoButton.hidden = false;
+    this.notice.textContent = message;
+    await this.showEditors();
+  }
+
+  async restore() {
+    if (!this.undo) return;
+    storage.savePieces(this.undo, this.course.version);
+    this.undo = null;
+    this.undoButton.hidden = true;
+    this.notice.textContent = "Undone.";
+    this.replaceMine.hidden = true;
+    await this.showEditors();
+  }
+
+  resetGap(id) {
+    return this.change({ [id]: null }, `Gap ${id} holds its starting code again. Undo brings your code back.`);
+  }
+
+  /** Fill earlier lessons' gaps the learner never wrote; with ``mine``, also replace the learner's own. */
+  async loadFinished(mine) {
+    const stored = storage.pieces();
+    const earlier = Object.values(this.course.gaps).filter((gap) => gap.number < this.lesson.number);
+    const missing = earlier.filter((gap) => !(gap.id in stored));
+    const own = earlier.filter((gap) => gap.id in stored && stored[gap.id] !== gap.finished);
+    const targets = mine ? own : missing;
+    const changes = Object.fromEntries(targets.map((gap) => [gap.id, gap.finished]));
+    if (!targets.length && !mine) this.notice.textContent = "Every earlier gap already holds your code.";
+    else await this.change(changes, `Loaded ${targets.length} finished piece${targets.length === 1 ? "" : "s"}. Undo takes ${targets.length === 1 ? "it" : "them"} back out.`);
+    this.replaceMine.hidden = mine || !own.length;
+    if (!mine && own.length) {
+      this.replaceMine.replaceChildren(
+        el("p", { text: `You wrote ${own.length} earlier piece${own.length === 1 ? "" : "s"} yourself (${own.map((g) => g.id).join(", ")}). They were kept.` }),
+        el("button", { class: "md-button", type: "button", onclick: () => this.loadFinished(true) }, "Replace mine with the finished pieces too"),
+      );
+    }
+  }
+
+  async download() {
+    const sources = await this.runtime.request("module", { lab: this.lesson.id, pieces: storage.pieces() });
+    const link = el("a", { href: URL.createObjectURL(new Blob([sources["scalar.py"]], { type: "text/x-python" })), download: "scalar.py" });
+    document.body.append(link);
+    link.click();
+    link.remove();
+  }
+}

@@ -1,0 +1,126 @@
+// The page's handle on Python: one module worker per visit, requests with ids, Stop, and restarts.
+//
+// Protocol (page -> worker): { id, type: "boot" | "run" | "check" | "module", payload }
+// Protocol (worker -> page): { id, ok: true, result } or { id, ok: false, error, fatal }
+
+const STOP_GRACE_MS = 1000; // how long an interrupt may take before the worker is replaced
+const BOOT_TIMEOUT_MS = 120000;
+
+/** Raised to callers whose request was cut short by a restart. */
+export class RuntimeRestarted extends Error {
+  constructor(reason) {
+    super(reason);
+    this.name = "RuntimeRestarted";
+  }
+}
+
+export class Runtime extends EventTarget {
+  constructor(workerUrl) {
+    super();
+    this.workerUrl = workerUrl;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.state = "off";
+    this.interrupts = typeof SharedArrayBuffer !== "undefined" && self.crossOriginIsolated
+      ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+    this.ready = null;
+    this.bootSeconds = null;
+  }
+
+  /** True when Stop can interrupt Python in place (the page is cross-origin isolated). */
+  get canInterrupt() {
+    return this.interrupts !== null;
+  }
+
+  setState(state, detail = {}) {
+    this.state = state;
+    this.dispatchEvent(new CustomEvent("state", { detail: { state, ...detail } }));
+  }
+
+  /** Start the worker and boot Python; resolves when Python is ready. */
+  start() {
+    if (this.ready) return this.ready;
+    this.setState("starting");
+    this.worker = new Worker(this.workerUrl, { type: "module" });
+    this.worker.onmessage = ({ data }) => this.settle(data);
+    this.worker.onerror = (event) => {
+      event.preventDefault?.();
+      this.restart("Python stopped unexpectedly");
+    };
+    const boot = this.send("boot", { interruptBuffer: this.interrupts });
+    this.ready = withTimeout(boot, BOOT_TIMEOUT_MS, "Python took too long to start").then((info) => {
+      this.bootSeconds = info.seconds;
+      this.setState("ready", info);
+      return info;
+    });
+    this.ready.catch((error) => {
+      if (!(error instanceof RuntimeRestarted)) this.setState("failed", { error: String(error.message || error) });
+    });
+    return this.ready;
+  }
+
+  send(type, payload) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, type });
+      this.worker.postMessage({ id, type, payload });
+    });
+  }
+
+  settle({ id, ok, result, error, fatal }) {
+    const waiting = this.pending.get(id);
+    if (!waiting) return;
+    this.pending.delete(id);
+    if (ok) waiting.resolve(result);
+    else waiting.reject(new Error(error));
+    if (fatal) this.restart("Python crashed (this can happen with very deep recursion)");
+    else if (this.state === "running" && !this.hasWork()) this.setState("ready");
+  }
+
+  hasWork() {
+    return [...this.pending.values()].some((item) => item.type !== "boot");
+  }
+
+  /** Send a request once Python is ready; the page shows "running" until it settles. */
+  async request(type, payload) {
+    await this.start();
+    if (this.interrupts) this.interrupts[0] = 0;
+    this.setState("running");
+    return this.send(type, payload);
+  }
+
+  /** Stop whatever runs: interrupt it if possible, otherwise (or if that fails) restart Python. */
+  async stop() {
+    if (!this.hasWork()) return "idle";
+    const settled = new Promise((resolve) => {
+      const check = () => (this.hasWork() ? setTimeout(check, 20) : resolve(true));
+      check();
+    });
+    if (this.interrupts) {
+      this.interrupts[0] = 2; // SIGINT: Python raises KeyboardInterrupt
+      const stopped = await Promise.race([settled, sleep(STOP_GRACE_MS).then(() => false)]);
+      if (stopped) return "interrupted";
+    }
+    this.restart("Stopped: Python was restarted");
+    return "restarted";
+  }
+
+  /** Replace the worker with a fresh one; every waiting request is rejected with RuntimeRestarted. */
+  restart(reason) {
+    if (this.worker) this.worker.terminate();
+    const waiting = [...this.pending.values()];
+    this.pending.clear();
+    for (const item of waiting) item.reject(new RuntimeRestarted(reason));
+    this.ready = null;
+    this.dispatchEvent(new CustomEvent("restarted", { detail: { reason } }));
+    this.start();
+  }
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function withTimeout(promise, ms, message) {
+  return Promise.race([promise, sleep(ms).then(() => Promise.reject(new Error(message)))]);
+}

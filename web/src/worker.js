@@ -1,0 +1,46 @@
+// Python in a module worker: boots Pyodide from same-origin files and answers the page's requests.
+// Requests and replies follow web/src/protocol.js; Python never runs on the page's main thread.
+import { loadPyodide } from "./pyodide/pyodide.mjs";
+
+const base = new URL("./", import.meta.url);
+let pyodide = null;
+let session = null;
+
+/** Boot Pyodide, load the wheels, unpack the course's Python and open a Session. */
+async function boot({ interruptBuffer }) {
+  const started = performance.now();
+  const manifest = await (await fetch(new URL("manifest.json", base))).json();
+  pyodide = await loadPyodide({ indexURL: new URL("pyodide/", base).href });
+  if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
+  await pyodide.loadPackage(manifest.wheels.map((name) => new URL(`wheels/${name}`, base).href), {
+    messageCallback: () => {},
+  });
+  const archive = await (await fetch(new URL(manifest.bundle, base))).arrayBuffer();
+  pyodide.unpackArchive(archive, "zip", { extractDir: "/home/pyodide/course" });
+  pyodide.runPython(`
+import sys
+sys.path.insert(0, "/home/pyodide/course")
+import micropip  # noqa: F401 - loaded so learners can install pure-Python wheels served beside the site
+from labs.session import Session
+_ember_session = Session("/home/pyodide/learner")
+`);
+  session = pyodide.globals.get("_ember_session");
+  return { seconds: (performance.now() - started) / 1000, version: manifest.version, python: pyodide.version };
+}
+
+/** Hand a request to the Python session: JSON in, JSON out. */
+const ask = (type) => (payload) => JSON.parse(session.handle(type, JSON.stringify(payload)));
+
+const handlers = { boot, run: ask("run"), check: ask("check"), module: ask("module") };
+
+self.onmessage = async ({ data }) => {
+  const { id, type, payload } = data;
+  try {
+    const result = await handlers[type](payload || {});
+    self.postMessage({ id, ok: true, result });
+  } catch (error) {
+    const text = String(error && error.message ? error.message : error);
+    const fatal = /fatal error/i.test(text) || (pyodide && pyodide._api && pyodide._api.fatal_error_occurred);
+    self.postMessage({ id, ok: false, error: text.split("\n").slice(-3).join("\n"), fatal: Boolean(fatal) });
+  }
+};
