@@ -7,9 +7,11 @@ It listens on 127.0.0.1 only.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import http.server
 from pathlib import Path
+from typing import ClassVar
 
 TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
          ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip"}
@@ -19,7 +21,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     """Serves files with correct types; adds cross-origin isolation headers unless turned off."""
 
     isolate = True
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
+    extensions_map: ClassVar[dict[str, str]] = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
 
     def end_headers(self) -> None:
         if self.isolate:
@@ -29,7 +31,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Cache-Control", "no-cache")
         super().end_headers()
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: object) -> None:
         if not getattr(self.server, "quiet", False):
             super().log_message(format, *args)
 
@@ -53,10 +55,8 @@ def main() -> None:
         raise SystemExit(f"{args.folder}/index.html not found: build the site first (bash scripts/serve.sh)")
     server = make_server(args.folder, args.port, isolate=not args.no_isolation)
     print(f"Serving {args.folder}/ on http://127.0.0.1:{server.server_address[1]}/ (Ctrl+C stops)", flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Set up everything the tests need, then run the linter and every test.
+# Set up everything the tests need (Python and npm packages, Chromium, the built site),
+# then run the linter, the CPython tests and the browser tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-python.sh
+bash scripts/setup-node.sh
+bash scripts/setup-chromium.sh
+.venv/bin/python scripts/build_site.py
 echo "== ruff"
 .venv/bin/ruff check .
-echo "== pytest"
+echo "== pytest (CPython tests, then browser tests)"
 .venv/bin/python -m pytest "$@"

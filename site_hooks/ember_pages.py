@@ -46,7 +46,8 @@ def _question(body: str, where: str) -> str:
     lesson = course.lessons.get(lesson_id)
     if lesson is None or question_id not in [q.id for q in lesson.questions]:
         raise PluginError(f"{where}: unknown question {key!r}")
-    return f'<div class="ember-question" data-question="{html.escape(key)}"><p>{html.escape(_prompt(lesson, question_id))}</p></div>'
+    prompt = html.escape(_prompt(lesson, question_id))
+    return f'<div class="ember-question" data-question="{html.escape(key)}"><p>{prompt}</p></div>'
 
 
 def _prompt(lesson: Any, question_id: str) -> str:

@@ -1,0 +1,118 @@
+"""Browser tests against the built site, served on 127.0.0.1, in Debian's Chromium.
+
+Every page is watched: any request that is not to 127.0.0.1 is blocked and fails the test,
+and so do a 404 and an uncaught page error.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
+
+from scripts.serve import make_server
+
+ROOT = Path(__file__).resolve().parent.parent
+SITE = ROOT / "site"
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+LESSON_10 = "lessons/10-order-of-blame/"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not (SITE / "index.html").exists():
+        raise pytest.UsageError("site/ is not built: run `bash scripts/test.sh` (it builds the site first)")
+
+
+def serve(isolate: bool) -> Iterator[str]:
+    server = make_server(SITE, 0, isolate=isolate, quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def base_url() -> Iterator[str]:
+    """The site with cross-origin isolation headers (Stop interrupts in place)."""
+    yield from serve(isolate=True)
+
+
+@pytest.fixture(scope="session")
+def plain_url() -> Iterator[str]:
+    """The site as a plain static host serves it: no isolation headers (Stop restarts Python)."""
+    yield from serve(isolate=False)
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+    yield browser
+    browser.close()
+
+
+@dataclass
+class Watch:
+    """What a test's pages asked for and what went wrong."""
+
+    requests: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def check(self) -> None:
+        assert not self.foreign, f"requests off 127.0.0.1: {self.foreign}"
+        assert not self.missing, f"404s: {self.missing}"
+        assert not self.errors, f"uncaught page errors: {self.errors}"
+        assert self.requests, "no request was recorded at all"
+
+
+def watched_context(browser: Browser, watch: Watch) -> BrowserContext:
+    """A fresh profile whose every request (workers' too) is recorded, and blocked unless local."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900})
+
+    def route(route_, request) -> None:
+        watch.requests.append(request.url)
+        url = urlparse(request.url)
+        if url.scheme in ("http", "https", "ws", "wss") and url.hostname != "127.0.0.1":
+            watch.foreign.append(request.url)
+            route_.abort()
+        else:
+            route_.continue_()
+
+    context.route("**/*", route)
+    context.on("response", lambda response: response.status == 404 and watch.missing.append(response.url))
+    context.on("weberror", lambda error: watch.errors.append(str(error.error)))
+    return context
+
+
+@pytest.fixture
+def watch() -> Watch:
+    return Watch()
+
+
+@pytest.fixture
+def context(browser: Browser, watch: Watch) -> Iterator[BrowserContext]:
+    context = watched_context(browser, watch)
+    yield context
+    context.close()
+    watch.check()
+
+
+@pytest.fixture
+def page(context: BrowserContext, watch: Watch) -> Page:
+    page = context.new_page()
+    page.on("pageerror", lambda error: watch.errors.append(str(error)))
+    return page

@@ -1,0 +1,82 @@
+"""What a learner does on a lesson page, as small steps the tests share."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+from playwright.sync_api import Locator, Page, expect
+
+BOOT_MS = 90_000  # a cold Pyodide start on a busy two-core machine
+RUN_MS = 30_000
+
+
+def open_page(page: Page, url: str) -> None:
+    """Open a page and wait until its questions are drawn (they need no Python)."""
+    page.goto(url)
+    expect(page.locator(".ember-question fieldset").first).to_be_visible()
+
+
+def wait_for_lab(page: Page) -> Locator:
+    """The lab, once Python has built the learner's module into its editor."""
+    lab = page.locator(".ember-lab")
+    expect(lab).to_have_attribute("data-ready", "true", timeout=BOOT_MS)
+    return lab
+
+
+def stored_piece(page: Page, gap_id: str) -> str | None:
+    """The learner's piece for a gap as saved in the browser, if any."""
+    raw = page.evaluate("() => localStorage.getItem('ember:v1')")
+    if not raw:
+        return None
+    entry = json.loads(raw)["pieces"].get(gap_id)
+    return entry["code"] if entry else None
+
+
+def gap_body(page: Page, gap_id: str) -> str:
+    """What a gap holds now: the learner's piece, or else the gap's starter."""
+    from labs.course import load_course
+
+    piece = stored_piece(page, gap_id)
+    return piece if piece is not None else load_course().gaps[gap_id].starter or ""
+
+
+def type_into_gap(page: Page, gap_id: str, code: str, indent: str = "    ") -> None:
+    """Select the whole body of a gap in the lab editor and type new code in its place."""
+    lines = gap_body(page, gap_id).rstrip("\n").split("\n")
+    page.locator(f'.ember-gap[data-gap="{gap_id}"]').get_by_role("button", name="Go to the gap").click()
+    for _ in range(len(lines) - 1):
+        page.keyboard.press("Shift+ArrowDown")
+    page.keyboard.press("Shift+End")
+    body = textwrap.indent(textwrap.dedent(code).strip("\n"), indent)
+    page.keyboard.insert_text(body)
+
+
+def run_checks(page: Page) -> Locator:
+    """Press Run checks and wait for the claims to settle; answer the claim list."""
+    lab = page.locator(".ember-lab")
+    lab.get_by_role("button", name="Run checks").click()
+    claims = lab.locator(".ember-claims li")
+    expect(claims.first).not_to_have_attribute("data-state", "running", timeout=RUN_MS)
+    expect(claims.first).not_to_have_attribute("data-state", "idle", timeout=RUN_MS)
+    return claims
+
+
+def cell(page: Page, index: int) -> Locator:
+    return page.locator(".ember-cell").nth(index)
+
+
+def run_cell(page: Page, index: int) -> Locator:
+    """Run one example cell and wait for it to finish; answer its output area."""
+    box = cell(page, index)
+    box.get_by_role("button", name="Run", exact=True).click()
+    expect(box.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=BOOT_MS)
+    return box.locator(".ember-output")
+
+
+def replace_cell_code(page: Page, index: int, code: str) -> None:
+    """Replace all the code of an example cell."""
+    editor = cell(page, index).locator(".cm-content")
+    editor.click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.insert_text(code)

@@ -1,0 +1,217 @@
+"""Lesson 10 as a new learner meets it: questions, examples, the lab, Stop, and coming back."""
+
+from __future__ import annotations
+
+import time
+
+from playwright.sync_api import Page, expect
+
+from labs.course import load_course
+
+from .conftest import LESSON_10
+from .learner import (
+    BOOT_MS,
+    cell,
+    open_page,
+    replace_cell_code,
+    run_cell,
+    run_checks,
+    stored_piece,
+    type_into_gap,
+    wait_for_lab,
+)
+
+COURSE = load_course()
+FINISHED_BACKWARD = COURSE.gaps["L10.backward"].finished
+BREADTH_FIRST = '''
+def backward(self) -> None:
+    self.grad = 1.0
+    queue = [self]
+    seen = {self}
+    while queue:
+        node = queue.pop(0)
+        node._backward()
+        for parent in node._prev:
+            if parent not in seen:
+                seen.add(parent)
+                queue.append(parent)
+'''
+
+
+def load_finished_pieces(page: Page) -> None:
+    page.locator(".ember-lab").get_by_role("button", name="Load the finished pieces of earlier lessons").click()
+    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Loaded")
+
+
+def test_questions_answer_before_python_is_ready(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    question = page.locator('.ember-question[data-question="L10.bfs"]')
+    assert page.evaluate("document.documentElement.dataset.python") != "ready"  # still booting
+    question.get_by_label("28", exact=True).check()
+    expect(question.locator(".ember-feedback")).to_contain_text("Not quite.")
+    expect(question.locator(".ember-feedback")).to_contain_text("visited too early")
+    question.get_by_label("4", exact=True).check()
+    expect(question.locator(".ember-feedback")).to_contain_text("Right.")
+    expect(question.locator(".ember-explain")).to_be_visible()
+    page.reload()
+    expect(page.locator('.ember-question[data-question="L10.bfs"] input[value="four"]')).to_be_checked()
+
+
+def test_the_keyboard_alone_answers_a_question(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    first = page.locator('.ember-question[data-question="L10.safe_order"] input').first
+    first.focus()
+    page.keyboard.press("ArrowDown")  # radio groups move and select with the arrow keys
+    feedback = page.locator('.ember-question[data-question="L10.safe_order"] .ember-feedback')
+    expect(feedback).to_contain_text("Not quite.")
+
+
+def test_the_breadth_first_example_gives_4_against_28_with_a_drawing(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    output = run_cell(page, 0)
+    expect(output.locator(".ember-error")).to_contain_text("Not written yet")
+    output.get_by_role("button", name="Load the finished pieces of earlier lessons").click()
+    output = run_cell(page, 0)
+    expect(output).to_contain_text("w.grad = 4.0")
+    expect(output).to_contain_text("dc/dw  = 28.0")
+    expect(output.locator("table.hx-table")).to_contain_text("28")
+    expect(output.locator("svg")).to_have_count(1)
+    expect(output.locator("svg g.node")).not_to_have_count(0)
+
+
+def test_the_recursive_sort_raises_recursion_error(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    load_finished_pieces(page)
+    expect(run_cell(page, 1)).to_contain_text("RecursionError: maximum recursion depth exceeded")
+
+
+def test_the_lab_from_starter_to_every_claim_passing(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    load_finished_pieces(page)
+
+    claims = run_checks(page)
+    expect(claims).to_have_count(len(COURSE.lesson("L10").claims))
+    for index in range(claims.count()):
+        expect(claims.nth(index)).to_have_attribute("data-state", "fail")
+    expect(claims.first).to_contain_text("Write gap L10.backward first: it still holds its starter.")
+
+    type_into_gap(page, "L10.backward", FINISHED_BACKWARD)
+    claims = run_checks(page)
+    for index in range(claims.count()):
+        expect(claims.nth(index)).to_have_attribute("data-state", "pass")
+    expect(page.locator(".ember-closing")).to_have_attribute("data-lit", "true")
+
+    type_into_gap(page, "L10.backward", BREADTH_FIRST)
+    claims = run_checks(page)
+    trap = page.locator('.ember-claims li[data-claim="L10.trap_graph"]')
+    expect(trap).to_have_attribute("data-state", "fail")
+    expect(trap).to_contain_text("w.grad should be 28.0 and x.grad 7.0; got w.grad = 4.0")
+
+    page.reload()
+    wait_for_lab(page)
+    assert "queue.pop(0)" in (stored_piece(page, "L10.backward") or "")
+    expect(page.locator(".ember-lab .cm-content")).to_contain_text("queue = [self]")
+
+
+def test_text_outside_the_gaps_cannot_change(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    editor = page.locator(".ember-lab .cm-content")
+    editor.locator(".cm-line", has_text="# --- gap L10.backward ---").click()
+    page.keyboard.insert_text("oops")
+    expect(editor).not_to_contain_text("oops")
+    page.locator('.ember-gap[data-gap="L10.backward"]').get_by_role("button", name="Go to the gap").click()
+    page.keyboard.press("Backspace")  # would join the gap's first line to its marker
+    marker = editor.locator(".cm-line", has_text="# --- gap L10.backward ---")
+    expect(marker).to_have_text("    # --- gap L10.backward ---")
+    assert stored_piece(page, "L10.backward") is None
+    page.locator('.ember-gap[data-gap="L10.backward"]').get_by_role("button", name="Go to the gap").click()
+    page.keyboard.insert_text("# mine")  # inside the gap, typing works
+    expect(editor).to_contain_text("# mine")
+    assert "# mine" in (stored_piece(page, "L10.backward") or "")
+
+
+def test_stop_interrupts_an_endless_loop_and_python_runs_again(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    replace_cell_code(page, 2, "while True:\n    pass")
+    box = cell(page, 2)
+    box.get_by_role("button", name="Run", exact=True).click()
+    stop = box.get_by_role("button", name="Stop")
+    expect(stop).to_be_visible()
+    page.wait_for_timeout(500)
+    stopped_at = time.monotonic()
+    stop.click()
+    expect(box.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=10_000)
+    expect(box.locator(".ember-output")).to_contain_text("Stopped")
+    replace_cell_code(page, 2, "print(6 * 7)")
+    expect(run_cell(page, 2)).to_contain_text("42")
+    assert time.monotonic() - stopped_at < 10
+
+
+def test_without_isolation_stop_restarts_python_and_keeps_the_code(page: Page, plain_url: str) -> None:
+    open_page(page, plain_url + LESSON_10)
+    wait_for_lab(page)
+    type_into_gap(page, "L10.backward", FINISHED_BACKWARD)
+    replace_cell_code(page, 2, "while True:\n    pass")
+    box = cell(page, 2)
+    box.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_timeout(500)
+    box.get_by_role("button", name="Stop").click()
+    expect(box.locator(".ember-output")).to_contain_text("Python was restarted", timeout=10_000)
+    expect(page.locator(".ember-toast")).to_contain_text("Your code is safe")
+    expect(page.locator("#ember-python")).to_have_attribute("data-state", "ready", timeout=BOOT_MS)
+    check = "from ember.scalar import Value\nimport inspect\nprint('stack' in inspect.getsource(Value.backward))"
+    replace_cell_code(page, 2, check)
+    expect(run_cell(page, 2)).to_contain_text("True")
+
+
+def test_loading_the_finished_pieces_can_be_undone(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    mine = "def __neg__(self) -> Value:\n    return self * -1  # mine"
+    page.goto(base_url + "lessons/10-order-of-blame/")
+    page.evaluate(
+        """mine => {
+          const state = JSON.parse(localStorage.getItem('ember:v1') || '{"pieces":{}}');
+          state.pieces['L09.neg'] = {code: mine + '\\n', version: 'test'};
+          localStorage.setItem('ember:v1', JSON.stringify(state));
+        }""",
+        mine,
+    )
+    page.reload()
+    wait_for_lab(page)
+    load_finished_pieces(page)
+    assert stored_piece(page, "L07.init") == COURSE.gaps["L07.init"].finished
+    assert stored_piece(page, "L09.neg") == mine + "\n"  # the learner's own piece is kept
+    expect(page.locator(".ember-replace")).to_contain_text("L09.neg")
+    page.locator(".ember-lab").get_by_role("button", name="Undo").click()
+    expect(page.locator(".ember-lab .ember-notice")).to_have_text("Undone.")
+    assert stored_piece(page, "L07.init") is None
+    assert stored_piece(page, "L09.neg") == mine + "\n"
+
+
+def test_the_home_page_lists_the_course_and_progress(page: Page, base_url: str) -> None:
+    page.goto(base_url + LESSON_10)
+    wait_for_lab(page)
+    page.goto(base_url)
+    lessons = page.locator(".ember-lessons li")
+    expect(lessons).to_have_count(7)
+    expect(page.locator('.ember-lessons li[data-lesson="L10"]')).to_have_attribute("data-state", "started")
+    expect(page.get_by_role("link", name="Continue where you left off: The order of blame")).to_be_visible()
+    expect(page.locator("main")).to_contain_text("Part I")
+    expect(page.locator("main")).to_contain_text("Part III")
+
+
+def test_math_is_rendered_by_the_sites_own_katex(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    expect(page.locator(".katex").first).to_be_visible()
+
+
+def test_opening_the_site_from_disk_says_how_to_serve_it(page: Page, browser) -> None:
+    from .conftest import SITE
+
+    page.goto((SITE / LESSON_10 / "index.html").as_uri())
+    expect(page.locator("#ember-file-warning")).to_contain_text("needs a small web server")
