@@ -215,3 +215,28 @@ def test_opening_the_site_from_disk_says_how_to_serve_it(page: Page, browser) ->
 
     page.goto((SITE / LESSON_10 / "index.html").as_uri())
     expect(page.locator("#ember-file-warning")).to_contain_text("needs a small web server")
+
+
+def test_a_crash_of_python_restarts_it_and_the_page_says_so(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    deep = "import sys\nsys.setrecursionlimit(100000)\nnested = []\nfor _ in range(200000):\n    nested = [nested]\nrepr(nested)"
+    replace_cell_code(page, 2, deep)
+    output = run_cell(page, 2)
+    expect(output).to_contain_text("Python crashed")
+    expect(output).to_contain_text("Your code is safe")
+    expect(page.locator("#ember-python")).to_have_attribute("data-state", "ready", timeout=BOOT_MS)
+    replace_cell_code(page, 2, "print(6 * 7)")
+    expect(run_cell(page, 2)).to_contain_text("42")
+
+
+def test_pieces_saved_under_an_older_course_version_still_load(page: Page, base_url: str) -> None:
+    page.goto(base_url + LESSON_10)
+    page.evaluate(
+        """code => localStorage.setItem('ember:v1', JSON.stringify({
+             pieces: {'L10.backward': {code, version: 'an-older-version', saved: 0}}}))""",
+        FINISHED_BACKWARD.replace("order: list[Value] = []", "order: list[Value] = []  # from last term"),
+    )
+    page.reload()
+    wait_for_lab(page)
+    expect(page.locator(".ember-lab .cm-content")).to_contain_text("# from last term")

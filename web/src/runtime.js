@@ -72,9 +72,12 @@ export class Runtime extends EventTarget {
     if (!waiting) return;
     this.pending.delete(id);
     if (ok) waiting.resolve(result);
-    else waiting.reject(new Error(error));
-    if (fatal) this.restart("Python crashed (this can happen with very deep recursion)");
-    else if (this.state === "running" && !this.hasWork()) this.setState("ready");
+    else if (fatal) {
+      const reason = `Python crashed (${error}); this can happen with very deep recursion. Python was restarted`;
+      waiting.reject(new RuntimeRestarted(reason));
+      this.restart(reason);
+    } else waiting.reject(new Error(error));
+    if (!fatal && this.state === "running" && !this.hasWork()) this.setState("ready");
   }
 
   hasWork() {

@@ -31,6 +31,16 @@ _ember_session = Session("/home/pyodide/learner")
 /** Hand a request to the Python session: JSON in, JSON out. */
 const ask = (type) => (payload) => JSON.parse(session.handle(type, JSON.stringify(payload)));
 
+/** False once Pyodide has suffered a fatal error (e.g. the JavaScript stack overflowed): it answers nothing after that. */
+function alive() {
+  try {
+    pyodide.runPython("None");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 const handlers = { boot, run: ask("run"), check: ask("check"), module: ask("module") };
 
 self.onmessage = async ({ data }) => {
@@ -40,7 +50,6 @@ self.onmessage = async ({ data }) => {
     self.postMessage({ id, ok: true, result });
   } catch (error) {
     const text = String(error && error.message ? error.message : error);
-    const fatal = /fatal error/i.test(text) || (pyodide && pyodide._api && pyodide._api.fatal_error_occurred);
-    self.postMessage({ id, ok: false, error: text.split("\n").slice(-3).join("\n"), fatal: Boolean(fatal) });
+    self.postMessage({ id, ok: false, error: text.split("\n").slice(-3).join("\n"), fatal: type !== "boot" && !alive() });
   }
 };
