@@ -14,11 +14,11 @@ def _no_backward() -> None:
     """The backward step of a leaf: there is nothing further back to send to."""
 
 
-def _needs_backward(out: Value) -> Callable[[], None]:
-    """The backward step of a forward-only form: it says that no backward exists yet."""
+def _needs_backward(out: Value, gap: str) -> Callable[[], None]:
+    """The backward step of a forward-only form: it says which gap will give it a real one."""
 
     def _backward() -> None:
-        raise NotImplementedError(f"'{out._op}' has no backward step yet: a later lesson gives it one")
+        raise NotImplementedError(f"'{out._op}' has no backward step yet: gap {gap} gives it one")
     return _backward
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from types import ModuleType
+from types import GeneratorType, ModuleType
 from typing import Any
 
 ClaimFunction = Callable[["Env"], None]
@@ -55,10 +55,12 @@ def claim(lesson: str, claim_id: str) -> Callable[[ClaimFunction], ClaimFunction
 
 
 def show(x: object) -> str:
-    """A number as a learner reads it: 28.0, -0.125, 1e-07; other things as repr."""
+    """Numbers as a learner reads them: 28.0, -0.125, 1e-07, and (2.0, -4.0) for several; other things as repr."""
+    if isinstance(x, (tuple, list, GeneratorType)):
+        return "(" + ", ".join(show(item) for item in x) + ")"
     if isinstance(x, bool) or not isinstance(x, (int, float)):
         return repr(x)
-    return repr(round(float(x), 10))
+    return repr(round(float(x), 10) + 0.0)  # + 0.0 turns -0.0 into 0.0
 
 
 def close(got: object, expected: float, tol: float = 1e-6) -> bool:

@@ -18,7 +18,7 @@ from .claimkit import Env, Fail
 from .course import Claim, Course, Lesson, load_course
 from .gaps import Gap, GapSyntaxError, find_gaps, gap_at_line
 from .learner import starter_gaps
-from .timelimit import TimeLimitExceeded, time_limit
+from .timelimit import TimeLimitExceeded, shallow_recursion, time_limit
 
 DEFAULT_NAMES = {"scalar.py": "ember/scalar.py", "nn.py": "ember/nn.py"}
 IMPORT_SECONDS = 5.0
@@ -172,7 +172,7 @@ def run_claim(claim: Claim, env: Env, course: Course, files: list[LearnerFile]) 
     function = course.functions[(claim.lesson, claim.id)]
     watched = frozenset(item.path for item in files)
     try:
-        with time_limit(claim.seconds, watched):
+        with time_limit(claim.seconds, watched), shallow_recursion():
             function(env)
     except Fail as failure:
         return ClaimResult(claim.key, claim.name, False, claim.message(failure.key, failure.values), failure.key)

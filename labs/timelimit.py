@@ -11,6 +11,28 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
+RECURSION_HEADROOM = 200
+
+
+@contextmanager
+def shallow_recursion(headroom: int = RECURSION_HEADROOM) -> Iterator[None]:
+    """Allow only ``headroom`` more nested calls inside the block.
+
+    Recursion that passes through C code (an operator method that calls the
+    operator again) can overflow Pyodide's JavaScript stack long before Python's
+    default limit of 1000, which kills the runtime; a tight limit turns it into
+    an ordinary RecursionError first.
+    """
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + headroom)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(previous)
+
 
 class TimeLimitExceeded(Exception):
     """A piece of learner code ran past its time limit."""

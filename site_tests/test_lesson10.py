@@ -220,7 +220,10 @@ def test_opening_the_site_from_disk_says_how_to_serve_it(page: Page, browser) ->
 def test_a_crash_of_python_restarts_it_and_the_page_says_so(page: Page, base_url: str) -> None:
     open_page(page, base_url + LESSON_10)
     wait_for_lab(page)
-    deep = "import sys\nsys.setrecursionlimit(100000)\nnested = []\nfor _ in range(200000):\n    nested = [nested]\nrepr(nested)"
+    deep = "\n".join([
+        "import sys", "sys.setrecursionlimit(100000)", "nested = []",
+        "for _ in range(200000):", "    nested = [nested]", "repr(nested)",
+    ])
     replace_cell_code(page, 2, deep)
     output = run_cell(page, 2)
     expect(output).to_contain_text("Python crashed")

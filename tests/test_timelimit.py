@@ -58,3 +58,26 @@ def test_off_the_main_thread_the_trace_is_used() -> None:
     thread.start()
     thread.join(10)
     assert caught and isinstance(caught[0], TimeLimitExceeded)
+
+
+def test_recursion_through_an_operator_stops_early_inside_shallow_recursion() -> None:
+    from labs.timelimit import shallow_recursion
+
+    class Looping:
+        def __radd__(self, other: object) -> object:
+            return other + self  # calls __radd__ again, through C code
+
+    limit = sys.getrecursionlimit()
+    depth_reached = []
+
+    def count(n: int) -> int:
+        depth_reached.append(n)
+        return count(n + 1)
+
+    with shallow_recursion(100):
+        with pytest.raises(RecursionError):
+            2 + Looping()
+        with pytest.raises(RecursionError):
+            count(0)
+    assert len(depth_reached) < 150
+    assert sys.getrecursionlimit() == limit

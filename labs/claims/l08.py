@@ -9,16 +9,6 @@ from __future__ import annotations
 from ..claimkit import Env, Fail, backward_by_hand, claim, close, nudged_slope, show
 
 
-def number(v: object) -> str:
-    """A number as a learner reads it, rounded to 6 places, with -0.0 shown as 0.0."""
-    return show(round(v, 6) + 0.0) if isinstance(v, float) else show(v)
-
-
-def numbers(values: tuple[object, ...]) -> str:
-    """A tuple of numbers as a learner reads it: (-18.0, -12.0)."""
-    return "(" + ", ".join(number(v) for v in values) + ")"
-
-
 @claim("L08", "add_local")
 def add_local(env: Env) -> None:
     a, b = env.Value(2.0), env.Value(3.0)
@@ -37,7 +27,7 @@ def mul_local(env: Env) -> None:
     p = a * b
     p.grad = 0.5
     p._backward()
-    got = numbers((a.grad, b.grad))
+    got = show((a.grad, b.grad))
     if close(a.grad, 1.0) and close(b.grad, -1.5):
         raise Fail("own", got=got)
     if close(a.grad, -3.0) and close(b.grad, 2.0):
@@ -59,7 +49,7 @@ def worked_example(env: Env) -> None:
     got = (w.grad, x.grad, b.grad, y.grad)
     expected = (-18.0, -12.0, -6.0, 6.0)
     if not all(close(g, want) for g, want in zip(got, expected)):
-        raise Fail("wrong", got=numbers(got), expected=numbers(expected))
+        raise Fail("wrong", got=show(got), expected=show(expected))
 
 
 def f(p, q, r, s):  # plain floats or Values alike
@@ -80,4 +70,4 @@ def nudge(env: Env) -> None:
         got = tuple(v.grad for v in inputs)
         expected = tuple(nudged(point, i) for i in range(4))
         if not all(close(g, want, tol=1e-5) for g, want in zip(got, expected)):
-            raise Fail("wrong", point=numbers(point), got=numbers(got), expected=numbers(expected))
+            raise Fail("wrong", point=show(point), got=show(got), expected=show(expected))

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from typing import Any
 
 from ..claimkit import Env, Fail, backward_by_hand, claim, close, expect_close, show
-from .l08 import number, numbers
 
 
 @claim("L09", "x_plus_x")
@@ -43,7 +42,7 @@ def worked_example(env: Env) -> None:
     got = (a.grad, b.grad, c.grad)
     expected = (-2.0, 4.0, 2.0)
     if not all(close(g, want) for g, want in zip(got, expected)):
-        raise Fail("wrong", got=numbers(got), expected=numbers(expected))
+        raise Fail("wrong", got=show(got), expected=show(expected))
 
 
 def slope_at_3(env: Env, expr: str, make: Callable[[Any], Any]) -> tuple[float, float]:
@@ -63,8 +62,8 @@ def expect_slope(env: Env, key: str, expr: str, make: Callable[[Any], Any], data
     if not (close(got_data, data) and close(got_slope, slope)):
         if close(got_slope, 0.0):
             key = "no_path"  # x received nothing: the result does not remember x
-        raise Fail(key, expr=expr, data=number(got_data), slope=number(got_slope),
-                   expected_data=number(data), expected_slope=number(slope))
+        raise Fail(key, expr=expr, data=show(got_data), slope=show(got_slope),
+                   expected_data=show(data), expected_slope=show(slope))
 
 
 @claim("L09", "neg_sub")

@@ -3,15 +3,9 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
 from itertools import pairwise
 
 from ..claimkit import Env, Fail, claim, close, show
-
-
-def shown(numbers: Iterable[object]) -> str:
-    """Numbers as a learner reads them: (0.95, -1.9, 0.3)."""
-    return "(" + ", ".join(show(n) for n in numbers) + ")"
 
 
 def make_data(n: int = 8) -> list[tuple[tuple[float, float], float]]:
@@ -34,16 +28,16 @@ def neuron(env: Env) -> None:
     for x, expected in (([2.0, -1.0, 1.0], 4.25), ([1.0, 2.0, 0.5], 0.0)):
         got = unit(x).data
         if not close(got, expected):
-            raise Fail("relu", x=shown(x), got=show(got), expected=show(expected))
+            raise Fail("relu", x=show(x), got=show(got), expected=show(expected))
     unit.linear = True
     x = [1.0, 2.0, 0.5]
     out = unit(x)
     if not close(out.data, -0.25):
-        raise Fail("linear", x=shown(x), got=show(out.data), expected=show(-0.25))
+        raise Fail("linear", x=show(x), got=show(out.data), expected=show(-0.25))
     out.backward()
     got = [p.grad for p in unit.w + [unit.b]]
     if not all(close(g, e) for g, e in zip(got, x + [1.0])):
-        raise Fail("detached", x=shown(x), got=shown(got))
+        raise Fail("detached", x=show(x), got=show(got))
 
 
 @claim("L12", "zero_grad")
@@ -91,7 +85,7 @@ def step(env: Env) -> None:
     if all(close(g, e) for g, e in zip(got, expected)):
         return
     key = "uphill" if all(close(g, e) for g, e in zip(got, (1.05, -2.1, 0.7))) else "wrong"
-    raise Fail(key, got=shown(got), expected=shown(expected))
+    raise Fail(key, got=show(got), expected=show(expected))
 
 
 @claim("L12", "loss_goes_down")
@@ -106,4 +100,4 @@ def loss_goes_down(env: Env) -> None:
         env.nn.sgd_step(model.parameters(), 0.1)
         losses.append(loss.data)
     if not all(later < earlier for earlier, later in pairwise(losses)):
-        raise Fail("not_down", got=shown(round(x, 4) for x in losses))
+        raise Fail("not_down", got=show(round(x, 4) for x in losses))

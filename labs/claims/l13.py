@@ -13,10 +13,6 @@ def sigmoid_by_math(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
-def shown(numbers: tuple) -> str:
-    return "(" + ", ".join(show(n) for n in numbers) + ")"
-
-
 def edges(root: object) -> int:
     """Backward edges of a graph: one per (node, input) pair."""
     return sum(len(node._prev) for node in graph_order(root))
@@ -50,7 +46,7 @@ def worked_example_claim(env: Env) -> None:
     got = (z.data, s.data, loss.data, *grads)
     expected = (0.0, 0.5, 0.25, -0.5, -0.125, -0.25, 1.0)
     if not all(close(g, e) for g, e in zip(got, expected)):
-        raise Fail("wrong", got=shown(got), expected=shown(expected))
+        raise Fail("wrong", got=show(got), expected=show(expected))
 
 
 @claim("L13", "fused")
@@ -62,7 +58,7 @@ def fused(env: Env) -> None:
     if len(s._prev) != 1 or s._prev[0] is not z:
         raise Fail("not_fused", got=edges(loss), expected=expected, spelled=spelled)
     if not all(close(g, e) for g, e in zip(grads, spelled_grads)):
-        raise Fail("different", got=shown(grads), expected=shown(spelled_grads))
+        raise Fail("different", got=show(grads), expected=show(spelled_grads))
 
 
 @claim("L13", "stable")
