@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .course import Course, load_course
+from .display import Display
 from .learner import module_sources
 from .pipeline import LearnerFile, check_lesson, describe_error
 
@@ -43,6 +44,12 @@ class _Outputs(io.TextIOBase):
         return len(text)
 
     def add(self, item: Output) -> None:
+        """Append an item; an item with a key replaces the earlier one with that key."""
+        key = item.get("key")
+        for index, old in enumerate(self.items):
+            if key and old.get("key") == key:
+                self.items[index] = item
+                return
         self.items.append(item)
 
 
@@ -71,6 +78,7 @@ class Session:
         self.namespaces: dict[str, dict[str, Any]] = {}
         self.sources: dict[str, str] = {}
         self._outputs: _Outputs | None = None
+        self._live: Callable[[str], object] | None = None
 
     # --- the learner's modules ----------------------------------------------------------------
 
@@ -97,30 +105,15 @@ class Session:
 
     def _namespace(self, page: str) -> dict[str, Any]:
         if page not in self.namespaces:
-            self.namespaces[page] = {"__name__": "__main__", **self._display_functions()}
+            self.namespaces[page] = {"__name__": "__main__", **Display(self._emit).functions()}
         return self.namespaces[page]
-
-    def _display_functions(self) -> dict[str, Callable[..., None]]:
-        from hx import backward_trace, node_table_html, to_dot, topo_trace
-
-        def show(root: object, grads: bool = True) -> None:
-            """Draw the graph that ends in ``root``: a table of nodes and a picture."""
-            self._emit({"kind": "graph", "table": node_table_html(root, grads=grads), "dot": to_dot(root, grads=grads)})
-
-        def show_sort(root: object) -> None:
-            """Step through the depth-first ordering of the graph that ends in ``root``."""
-            self._emit({"kind": "sort", "trace": topo_trace(root).to_dict(), "dot": to_dot(root, grads=False)})
-
-        def show_backward(root: object) -> None:
-            """Show one card per edge as gradients flow back from ``root``."""
-            self._emit({"kind": "backward", "trace": backward_trace(root).to_dict()})
-
-        return {"show": show, "show_sort": show_sort, "show_backward": show_backward}
 
     def _emit(self, item: Output) -> None:
         if self._outputs is None:
-            raise RuntimeError("show() works inside a cell")
+            raise RuntimeError("show() and plot() work inside a cell")
         self._outputs.add(item)
+        if item.get("key") and self._live is not None:
+            self._live(json.dumps(item))
 
     def run_cell(self, page: str, lab: str, pieces: dict[str, str], code: str) -> str:
         """Run one example cell of a page against the learner's modules; answer its outputs as JSON."""
@@ -166,12 +159,19 @@ class Session:
         """The learner's modules as ``lab`` starts, as JSON {file name: source}."""
         return json.dumps(module_sources(self.course, lab, pieces))
 
-    def handle(self, kind: str, payload_json: str) -> str:
-        """Answer one request of the page ('run', 'check' or 'module'): JSON in, JSON out."""
+    def handle(self, kind: str, payload_json: str, live: Callable[[str], object] | None = None) -> str:
+        """Answer one request of the page ('run', 'check' or 'module'): JSON in, JSON out.
+
+        ``live`` receives keyed display items (as JSON) while a cell runs.
+        """
         payload = json.loads(payload_json)
         lab, pieces = payload["lab"], dict(payload.get("pieces") or {})
         if kind == "run":
-            return self.run_cell(payload["page"], lab, pieces, payload["code"])
+            self._live = live
+            try:
+                return self.run_cell(payload["page"], lab, pieces, payload["code"])
+            finally:
+                self._live = None
         if kind == "check":
             return self.check(lab, pieces)
         if kind == "module":

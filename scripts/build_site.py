@@ -65,7 +65,7 @@ def python_bundle() -> tuple[str, str]:
     """Zip the course's Python packages; answer (file name relative to gen/, course version)."""
     files = sorted(
         path for package in PYTHON_PACKAGES for path in (ROOT / package).rglob("*")
-        if path.is_file() and path.suffix in {".py", ".toml"} and "__pycache__" not in path.parts
+        if path.is_file() and path.suffix in {".py", ".toml", ".json"} and "__pycache__" not in path.parts
     )
     digest = hashlib.sha256()
     for path in files:

@@ -1,6 +1,6 @@
 // Example cells: editable code, Run (or Ctrl/Cmd+Enter), Stop, and the outputs drawn below.
 import { cellEditor } from "./editor.js";
-import { el, renderOutputs } from "./render.js";
+import { el, renderLive, renderOutputs } from "./render.js";
 import { RuntimeRestarted } from "./runtime.js";
 import * as storage from "./storage.js";
 
@@ -28,7 +28,12 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
       status.textContent = runtime.state === "ready" ? "running…" : "waiting for Python…";
       const started = performance.now();
       try {
-        const result = await runtime.request("run", { page, lab: lesson, pieces: storage.pieces(), code: view.state.doc.toString() });
+        const live = el("div", { class: "ember-live" });
+        output.append(live);
+        const onProgress = (item) => renderLive(live, item);
+        const payload = { page, lab: lesson, pieces: storage.pieces(), code: view.state.doc.toString() };
+        const result = await runtime.request("run", payload, { onProgress });
+        output.replaceChildren();
         await renderOutputs(output, result.outputs);
         if (result.error) showError(output, result.error, loadFinished);
         status.textContent = result.error ? "" : `done in ${Math.round(performance.now() - started)} ms`;

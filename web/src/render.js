@@ -47,9 +47,119 @@ function tableFrom(html) {
 
 async function graph(item) {
   const box = el("div", { class: "ember-graph" });
-  box.append(tableFrom(item.table));
-  box.append(await drawDot(item.dot, "The graph of the computation: values, operations and gradients"));
+  if (item.title) box.append(el("h4", { class: "ember-graph-title", text: item.title }));
+  box.append(el("p", { class: "ember-graph-counts", text: `${item.nodes} nodes, ${item.edges} backward edges` }));
+  const body = el("div", { class: "ember-graph-body" }, tableFrom(item.table));
+  body.append(await drawDot(item.dot, `${item.title || "The graph"}: ${item.nodes} nodes and ${item.edges} backward edges, with values and gradients`));
+  box.append(body);
   return box;
+}
+
+async function pair(item) {
+  const box = el("div", { class: "ember-pair" });
+  for (const one of item.graphs) box.append(await graph(one));
+  return box;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attrs = {}, text = null) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  if (text !== null) node.textContent = text;
+  return node;
+}
+
+/** A scale from data to pixels, linear or logarithmic (base 10). */
+function scale(values, log, from, to) {
+  const t = (v) => (log ? Math.log10(v) : v);
+  let lo = Math.min(...values.map(t));
+  let hi = Math.max(...values.map(t));
+  if (!(hi > lo)) { lo -= 1; hi += 1; }
+  const map = (v) => from + ((t(v) - lo) / (hi - lo)) * (to - from);
+  const ticks = [];
+  if (log) for (let e = Math.ceil(lo); e <= Math.floor(hi); e += Math.max(1, Math.ceil((hi - lo) / 6))) ticks.push(10 ** e);
+  else for (let i = 0; i <= 4; i++) ticks.push(lo + ((hi - lo) * i) / 4);
+  return { map, ticks };
+}
+
+const tickText = (v) => (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(0) : String(+v.toPrecision(3)));
+
+/** A line plot with optional log axes, coloured by the theme. */
+function plot(item) {
+  const width = 560, height = 300, left = 64, right = 16, top = 28, bottom = 44;
+  const points = item.series.flatMap((line) => line.points);
+  const figure = el("figure", { class: "ember-figure ember-plot", "data-key": item.key || "" });
+  const picture = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": item.alt, width, height });
+  if (!points.length) {
+    figure.append(el("p", { text: "(nothing to plot yet)" }));
+    return figure;
+  }
+  const x = scale(points.map((p) => p[0]), item.log_x, left, width - right);
+  const y = scale(points.map((p) => p[1]), item.log_y, height - bottom, top);
+  picture.append(svg("line", { x1: left, y1: height - bottom, x2: width - right, y2: height - bottom, class: "ember-axis" }));
+  picture.append(svg("line", { x1: left, y1: top, x2: left, y2: height - bottom, class: "ember-axis" }));
+  for (const tick of x.ticks) picture.append(svg("text", { x: x.map(tick), y: height - bottom + 16, "text-anchor": "middle", class: "ember-tick" }, tickText(tick)));
+  for (const tick of y.ticks) picture.append(svg("text", { x: left - 6, y: y.map(tick) + 4, "text-anchor": "end", class: "ember-tick" }, tickText(tick)));
+  picture.append(svg("text", { x: (left + width - right) / 2, y: height - 6, "text-anchor": "middle", class: "ember-label" }, item.x_label + (item.log_x ? " (log)" : "")));
+  picture.append(svg("text", { x: 14, y: top - 10, class: "ember-label" }, item.y_label + (item.log_y ? " (log)" : "")));
+  item.series.forEach((line, index) => {
+    const d = line.points.map((p, i) => `${i ? "L" : "M"}${x.map(p[0]).toFixed(1)},${y.map(p[1]).toFixed(1)}`).join(" ");
+    picture.append(svg("path", { d, class: `ember-line ember-line-${index % 4}`, fill: "none" }));
+    picture.append(svg("text", { x: width - right - 4, y: top + 14 * (index + 1), "text-anchor": "end", class: `ember-legend ember-line-${index % 4}` }, line.name));
+  });
+  figure.append(picture);
+  if (item.title) figure.append(el("figcaption", { text: item.title }));
+  return figure;
+}
+
+/** The plane coloured by a model's output, with the labelled points on top. */
+function boundary(item) {
+  const size = 320;
+  const [x0, x1, y0, y1] = item.extent;
+  const n = item.resolution;
+  const cell = size / n;
+  const figure = el("figure", { class: "ember-figure ember-boundary", "data-key": item.key || "" });
+  const picture = svg("svg", { viewBox: `0 0 ${size} ${size}`, role: "img", "aria-label": item.alt, width: size, height: size });
+  item.values.forEach((value, index) => {
+    const strength = Math.min(1, Math.abs(value)) * 0.55 + 0.1;
+    picture.append(svg("rect", {
+      x: (index % n) * cell, y: Math.floor(index / n) * cell, width: cell + 0.5, height: cell + 0.5,
+      class: value > 0 ? "ember-plus" : "ember-minus", "fill-opacity": strength.toFixed(2),
+    }));
+  });
+  for (const [px, py, label] of item.points) {
+    picture.append(svg("circle", {
+      cx: ((px - x0) / (x1 - x0)) * size, cy: ((y1 - py) / (y1 - y0)) * size, r: 4.5,
+      class: label > 0 ? "ember-point-plus" : "ember-point-minus",
+    }));
+  }
+  figure.append(picture);
+  figure.append(el("figcaption", { text: item.alt }));
+  return figure;
+}
+
+/** A table of plain text cells. */
+function table(item) {
+  const box = el("div", { class: "ember-table" });
+  if (item.title) box.append(el("h4", { text: item.title }));
+  const head = el("tr", {}, ...item.headers.map((h) => el("th", { text: h })));
+  const rows = item.rows.map((row) => el("tr", {}, ...row.map((v) => el("td", { text: v, class: /^[-\d.e+]+$/.test(v) ? "hx-num" : "" }))));
+  box.append(el("table", { class: "hx-table" }, el("thead", {}, head), el("tbody", {}, ...rows)));
+  return box;
+}
+
+const DRAW_NOW = { plot, boundary, table };
+
+/** Draw a keyed item while the cell still runs, replacing its earlier picture. */
+export function renderLive(target, item) {
+  const draw = DRAW_NOW[item.kind];
+  if (!draw) return;
+  const fresh = draw(item);
+  fresh.dataset.key = item.key;
+  const old = [...target.children].find((child) => child.dataset.key === item.key);
+  if (old) old.replaceWith(fresh);
+  else target.append(fresh);
 }
 
 function list(title, items, cls) {
@@ -134,6 +244,8 @@ export async function renderOutputs(target, outputs) {
   for (const item of outputs) {
     if (item.kind === "stdout" || item.kind === "stderr") target.append(el("pre", { class: `ember-${item.kind}`, text: item.text }));
     else if (item.kind === "graph") target.append(await graph(item));
+    else if (item.kind === "pair") target.append(await pair(item));
+    else if (DRAW_NOW[item.kind]) target.append(DRAW_NOW[item.kind](item));
     else if (item.kind === "sort") target.append(await sortStepper(item));
     else if (item.kind === "backward") target.append(backwardCards(item));
   }

@@ -1,7 +1,8 @@
 // The page's handle on Python: one module worker per visit, requests with ids, Stop, and restarts.
 //
 // Protocol (page -> worker): { id, type: "boot" | "run" | "check" | "module", payload }
-// Protocol (worker -> page): { id, ok: true, result } or { id, ok: false, error, fatal }
+// Protocol (worker -> page): { id, ok: true, result } or { id, ok: false, error, fatal },
+// and, while a cell runs, { id, progress } with a display item that has a key (drawn at once).
 
 const STOP_GRACE_MS = 1000; // how long an interrupt may take before the worker is replaced
 const BOOT_TIMEOUT_MS = 120000;
@@ -59,17 +60,21 @@ export class Runtime extends EventTarget {
     return this.ready;
   }
 
-  send(type, payload) {
+  send(type, payload, onProgress = null) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, type });
+      this.pending.set(id, { resolve, reject, type, onProgress });
       this.worker.postMessage({ id, type, payload });
     });
   }
 
-  settle({ id, ok, result, error, fatal }) {
+  settle({ id, ok, result, error, fatal, progress }) {
     const waiting = this.pending.get(id);
     if (!waiting) return;
+    if (progress) {
+      if (waiting.onProgress) waiting.onProgress(progress);
+      return;
+    }
     this.pending.delete(id);
     if (ok) waiting.resolve(result);
     else if (fatal) {
@@ -85,11 +90,11 @@ export class Runtime extends EventTarget {
   }
 
   /** Send a request once Python is ready; the page shows "running" until it settles. */
-  async request(type, payload) {
+  async request(type, payload, { onProgress = null } = {}) {
     await this.start();
     if (this.interrupts) this.interrupts[0] = 0;
     this.setState("running");
-    return this.send(type, payload);
+    return this.send(type, payload, onProgress);
   }
 
   /** Stop whatever runs: interrupt it if possible, otherwise (or if that fails) restart Python. */

@@ -28,8 +28,11 @@ _ember_session = Session("/home/pyodide/learner")
   return { seconds: (performance.now() - started) / 1000, version: manifest.version, python: pyodide.version };
 }
 
-/** Hand a request to the Python session: JSON in, JSON out. */
-const ask = (type) => (payload) => JSON.parse(session.handle(type, JSON.stringify(payload)));
+/** Hand a request to the Python session: JSON in, JSON out; live items go to the page at once. */
+const ask = (type) => (payload, id) => {
+  const live = (text) => self.postMessage({ id, progress: JSON.parse(text) });
+  return JSON.parse(session.handle(type, JSON.stringify(payload), live));
+};
 
 /** False once Pyodide has suffered a fatal error (e.g. the JavaScript stack overflowed): it answers nothing after that. */
 function alive() {
@@ -46,7 +49,7 @@ const handlers = { boot, run: ask("run"), check: ask("check"), module: ask("modu
 self.onmessage = async ({ data }) => {
   const { id, type, payload } = data;
   try {
-    const result = await handlers[type](payload || {});
+    const result = await handlers[type](payload || {}, id);
     self.postMessage({ id, ok: true, result });
   } catch (error) {
     const text = String(error && error.message ? error.message : error);

@@ -1,0 +1,137 @@
+"""What an example cell can show besides printed text: graphs, step-throughs and plots.
+
+Each function appends one item (plain data) to the cell's outputs; the page draws it. An
+item with a ``key`` replaces the earlier item with the same key, and is also sent to the
+page at once while the cell still runs, so a picture can update as a model trains.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+Item = dict[str, Any]
+DATA_DIR = Path(__file__).resolve().parent / "data"
+
+
+class Display:
+    """The display functions of one cell run; ``emit`` receives every item."""
+
+    def __init__(self, emit: Callable[[Item], None]) -> None:
+        self.emit = emit
+
+    def functions(self) -> dict[str, Callable[..., None]]:
+        """The names a cell sees."""
+        return {
+            "show": self.show, "show_pair": self.show_pair, "show_sort": self.show_sort,
+            "show_backward": self.show_backward, "plot": self.plot, "show_boundary": self.show_boundary,
+            "show_table": self.show_table, "reference_numbers": reference_numbers,
+        }
+
+    def show_table(self, headers: Sequence[str], rows: Iterable[Sequence[object]], title: str = "") -> None:
+        """A table of text and numbers (numbers shown compactly, everything as plain text)."""
+        from hx import fmt
+
+        body = [[value if isinstance(value, str) else fmt(value) for value in row] for row in rows]
+        self.emit({"kind": "table", "title": title, "headers": [str(h) for h in headers], "rows": body})
+
+    def show(self, root: object, grads: bool = True, title: str = "") -> None:
+        """Draw the graph that ends in ``root``: a table of its nodes and a picture."""
+        self.emit(_graph(root, grads, title))
+
+    def show_pair(self, left: object, right: object, titles: Sequence[str] = ("", ""), grads: bool = True) -> None:
+        """Draw two graphs side by side, with their backward edge counts."""
+        self.emit({"kind": "pair", "graphs": [_graph(left, grads, titles[0]), _graph(right, grads, titles[1])]})
+
+    def show_sort(self, root: object) -> None:
+        """Step through the depth-first ordering of the graph that ends in ``root``."""
+        from hx import to_dot, topo_trace
+
+        self.emit({"kind": "sort", "trace": topo_trace(root).to_dict(), "dot": to_dot(root, grads=False)})
+
+    def show_backward(self, root: object) -> None:
+        """Show one card per edge as gradients flow back from ``root``."""
+        from hx import backward_trace
+
+        self.emit({"kind": "backward", "trace": backward_trace(root).to_dict()})
+
+    def plot(
+        self,
+        series: dict[str, Iterable[tuple[float, float]]],
+        *,
+        title: str = "",
+        x_label: str = "x",
+        y_label: str = "y",
+        log_x: bool = False,
+        log_y: bool = False,
+        key: str | None = None,
+    ) -> None:
+        """A line plot of named series of (x, y) points; log axes drop points that are not positive."""
+        lines = []
+        for name, points in series.items():
+            kept = [[float(x), float(y)] for x, y in points
+                    if _finite(x, y) and (not log_x or x > 0) and (not log_y or y > 0)]
+            lines.append({"name": str(name), "points": kept})
+        alt = f"{title or 'Plot'}: {y_label} against {x_label}" + "".join(
+            f"; {line['name']}: {_describe(line['points'])}" for line in lines)
+        self.emit({"kind": "plot", "key": key, "title": title, "x_label": x_label, "y_label": y_label,
+                   "log_x": log_x, "log_y": log_y, "series": lines, "alt": alt})
+
+    def show_boundary(
+        self,
+        predict: Callable[[float, float], float],
+        points: Sequence[tuple[float, float]],
+        labels: Sequence[float],
+        *,
+        extent: tuple[float, float, float, float] | None = None,
+        resolution: int = 24,
+        title: str = "",
+        key: str | None = None,
+    ) -> None:
+        """Colour the plane by the sign of ``predict(x, y)`` and draw the labelled points on top."""
+        if extent is None:
+            xs, ys = [p[0] for p in points], [p[1] for p in points]
+            pad_x, pad_y = (max(xs) - min(xs)) * 0.1 or 1.0, (max(ys) - min(ys)) * 0.1 or 1.0
+            extent = (min(xs) - pad_x, max(xs) + pad_x, min(ys) - pad_y, max(ys) + pad_y)
+        x0, x1, y0, y1 = extent
+        values = []
+        for row in range(resolution):
+            y = y1 - (row + 0.5) * (y1 - y0) / resolution
+            for column in range(resolution):
+                x = x0 + (column + 0.5) * (x1 - x0) / resolution
+                values.append(float(predict(x, y)))
+        right = sum((predict(x, y) > 0) == (label > 0) for (x, y), label in zip(points, labels))
+        alt = (f"{title or 'Decision boundary'}: the plane coloured by the model's sign; "
+               f"{right} of {len(points)} points are on their own side")
+        self.emit({"kind": "boundary", "key": key, "title": title, "extent": list(extent), "resolution": resolution,
+                   "values": values, "points": [[float(x), float(y), float(label)] for (x, y), label in
+                                                zip(points, labels)], "alt": alt})
+
+
+def reference_numbers(name: str) -> dict[str, Any]:
+    """Reference numbers recorded by the project's tests, e.g. 'pytorch_sigmoid' (from a real PyTorch run)."""
+    if not name.replace("_", "").isalnum():
+        raise ValueError(f"no reference numbers called {name!r}")
+    return json.loads((DATA_DIR / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def _graph(root: object, grads: bool, title: str) -> Item:
+    from hx import Graph, node_table_html, to_dot
+
+    graph = Graph.from_root(root)
+    return {"kind": "graph", "title": title, "edges": graph.total_edges, "nodes": len(graph.nodes),
+            "table": node_table_html(graph, grads=grads), "dot": to_dot(graph, grads=grads)}
+
+
+def _finite(*numbers: float) -> bool:
+    return all(isinstance(n, (int, float)) and math.isfinite(n) for n in numbers)
+
+
+def _describe(points: list[list[float]]) -> str:
+    if not points:
+        return "no points"
+    first, last = points[0], points[-1]
+    return f"{len(points)} points from ({first[0]:.3g}, {first[1]:.3g}) to ({last[0]:.3g}, {last[1]:.3g})"

@@ -1,0 +1,94 @@
+"""The lesson pages: every id they name exists, and every example cell runs on the finished pieces."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from labs.course import load_course
+from labs.learner import finished_pieces
+from labs.session import Session
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = sorted((ROOT / "docs" / "lessons").glob("*.md"))
+FENCE = re.compile(r"^```(ember-cell|ember-question|ember-lab)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+COURSE = load_course()
+
+
+def lesson_of(page: Path) -> str:
+    match = re.search(r"^lesson: (L\d\d)$", page.read_text(), re.MULTILINE)
+    assert match, f"{page.name} names no lesson in its front matter"
+    return match.group(1)
+
+
+def fences(page: Path, kind: str) -> list[str]:
+    return [body for found, body in FENCE.findall(page.read_text()) if found == kind]
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Iterator[Session]:
+    path, modules = list(sys.path), {k: v for k, v in sys.modules.items() if k == "ember" or k.startswith("ember.")}
+    yield Session(tmp_path)
+    sys.path[:] = path
+    for name in [k for k in sys.modules if k == "ember" or k.startswith("ember.")]:
+        del sys.modules[name]
+    sys.modules.update(modules)
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+def test_every_example_cell_runs_on_the_finished_pieces_of_its_lesson(page: Path, session: Session) -> None:
+    lesson = lesson_of(page)
+    pieces = finished_pieces(COURSE, COURSE.lesson(lesson).number)
+    cells = fences(page, "ember-cell")
+    assert cells, f"{page.name} has no example cell"
+    for number, code in enumerate(cells, start=1):
+        payload = {"page": page.name, "lab": lesson, "pieces": pieces, "code": code}
+        result = json.loads(session.handle("run", json.dumps(payload)))
+        assert result["error"] is None, f"cell {number} of {page.name}: {result['error']}"
+        assert result["outputs"], f"cell {number} of {page.name} shows nothing"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+def test_a_page_asks_each_of_its_lessons_questions_and_opens_its_lab(page: Path) -> None:
+    lesson = COURSE.lesson(lesson_of(page))
+    asked = [body.strip() for body in fences(page, "ember-question")]
+    assert sorted(asked) == sorted(f"{lesson.id}.{q.id}" for q in lesson.questions)
+    assert [body.strip() for body in fences(page, "ember-lab")] == [lesson.id]
+
+
+class _File:
+    src_uri = "lessons/test.md"
+
+
+class _Page:
+    def __init__(self, lesson: str | None) -> None:
+        self.meta = {"lesson": lesson} if lesson else {}
+        self.file = _File()
+        self.url = "lessons/test/"
+
+
+@pytest.mark.parametrize("markdown, lesson, problem", [
+    ("```ember-question\nL10.nope\n```\n", "L10", "unknown question 'L10.nope'"),
+    ("```ember-lab\nL42\n```\n", "L10", "unknown lab 'L42'"),
+    ("text\n", "L99", "unknown lesson 'L99'"),
+])
+def test_the_build_refuses_unknown_ids(markdown: str, lesson: str, problem: str) -> None:
+    from mkdocs.exceptions import PluginError
+
+    from site_hooks import ember_pages
+
+    with pytest.raises(PluginError, match=re.escape(problem)):
+        ember_pages.on_page_markdown(markdown, _Page(lesson), None, None)
+
+
+def test_the_build_turns_fences_into_escaped_placeholders() -> None:
+    from site_hooks import ember_pages
+
+    html = ember_pages.on_page_markdown("```ember-cell\nprint('<b>')\n\nx = 1\n```\n", _Page("L10"), None, None)
+    assert '<div class="ember-page" data-lesson="L10" hidden></div>' in html
+    assert "print(&#x27;&lt;b&gt;&#x27;)&#10;&#10;x = 1" in html

@@ -1,0 +1,78 @@
+"""Lesson 13's reference numbers come from a real PyTorch run: this test records them and guards them.
+
+Set EMBER_UPDATE_SNAPSHOTS=1 to write labs/data/pytorch_sigmoid.json again.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import warnings
+from pathlib import Path
+
+from ember.scalar import Value
+
+REFERENCE = Path(__file__).resolve().parent.parent / "labs" / "data" / "pytorch_sigmoid.json"
+POINT = {"w": 0.5, "x": 2.0, "b": -1.0, "y": 1.0}
+
+
+def pytorch_numbers() -> dict:
+    """Values and gradients of L = (sigmoid(w*x + b) - y)**2, fused and spelled out, from PyTorch in float64."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import torch
+
+    def run(spelled: bool) -> dict:
+        leaves = {name: torch.tensor(value, dtype=torch.float64, requires_grad=True) for name, value in POINT.items()}
+        nodes = {"z": leaves["w"] * leaves["x"] + leaves["b"]}
+        if spelled:
+            nodes["n"] = -nodes["z"]
+            nodes["q"] = torch.exp(nodes["n"])
+            nodes["d"] = 1 + nodes["q"]
+            nodes["s"] = 1 / nodes["d"]
+        else:
+            nodes["s"] = torch.sigmoid(nodes["z"])
+        nodes["L"] = (nodes["s"] - leaves["y"]) ** 2
+        for node in nodes.values():
+            node.retain_grad()
+        nodes["L"].backward()
+        every = {**leaves, **nodes}
+        return {name: {"value": tensor.item(), "grad": tensor.grad.item()} for name, tensor in every.items()}
+
+    return {"torch": torch.__version__, "point": POINT, "fused": run(False), "spelled": run(True)}
+
+
+def test_the_recorded_numbers_are_what_pytorch_gives() -> None:
+    numbers = pytorch_numbers()
+    if os.environ.get("EMBER_UPDATE_SNAPSHOTS") == "1":
+        REFERENCE.parent.mkdir(parents=True, exist_ok=True)
+        REFERENCE.write_text(json.dumps(numbers, indent=2) + "\n")
+    assert json.loads(REFERENCE.read_text()) == numbers
+
+
+def test_ember_agrees_with_the_recorded_pytorch_numbers() -> None:
+    recorded = json.loads(REFERENCE.read_text())
+    for spelled in (False, True):
+        leaves = {name: Value(value) for name, value in POINT.items()}
+        nodes = {"z": leaves["w"] * leaves["x"] + leaves["b"]}
+        if spelled:
+            nodes["n"] = -nodes["z"]
+            nodes["q"] = nodes["n"].exp()
+            nodes["d"] = 1 + nodes["q"]
+            nodes["s"] = 1 / nodes["d"]
+        else:
+            nodes["s"] = nodes["z"].sigmoid()
+        nodes["L"] = (nodes["s"] - leaves["y"]) ** 2
+        nodes["L"].backward()
+        torch_side = recorded["spelled" if spelled else "fused"]
+        for name, node in {**leaves, **nodes}.items():
+            assert math.isclose(node.data, torch_side[name]["value"], rel_tol=1e-12, abs_tol=1e-15), name
+            assert math.isclose(node.grad, torch_side[name]["grad"], rel_tol=1e-12, abs_tol=1e-15), name
+
+
+def test_the_worked_numbers_of_the_lesson() -> None:
+    fused = json.loads(REFERENCE.read_text())["fused"]
+    assert {name: fused[name]["grad"] for name in ("w", "x", "b", "y", "z")} == {
+        "w": -0.5, "x": -0.125, "b": -0.25, "y": 1.0, "z": -0.25}
+    assert (fused["z"]["value"], fused["s"]["value"], fused["L"]["value"]) == (0.0, 0.5, 0.25)

@@ -1,0 +1,119 @@
+"""The Python side of the browser: cells, display items, checks, and the learner's files."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from labs.course import load_course
+from labs.learner import finished_pieces
+from labs.session import Session
+
+COURSE = load_course()
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Iterator[Session]:
+    """A session whose learner package lives in tmp_path; sys.path and ember's modules are put back after."""
+    path, modules = list(sys.path), {k: v for k, v in sys.modules.items() if k == "ember" or k.startswith("ember.")}
+    yield Session(tmp_path)
+    sys.path[:] = path
+    for name in [k for k in sys.modules if k == "ember" or k.startswith("ember.")]:
+        del sys.modules[name]
+    sys.modules.update(modules)
+
+
+def run(session: Session, code: str, pieces: dict[str, str] | None = None, live: list | None = None) -> dict:
+    payload = {"page": "/p/", "lab": "L10", "pieces": pieces if pieces is not None else finished_pieces(COURSE, 10),
+               "code": code}
+    return json.loads(session.handle("run", json.dumps(payload), live.append if live is not None else None))
+
+
+def test_cells_of_a_page_share_a_namespace_and_print_in_order(session: Session) -> None:
+    assert run(session, "x = 21")["error"] is None
+    result = run(session, "print('a')\nprint(x * 2)\nimport sys\nprint('warn', file=sys.stderr)")
+    assert result["outputs"] == [{"kind": "stdout", "text": "a\n42\n"}, {"kind": "stderr", "text": "warn\n"}]
+
+
+def test_cells_import_the_learners_own_module(session: Session, tmp_path: Path) -> None:
+    mine = COURSE.gaps["L10.backward"].finished.replace('"""Send', '"""Mine: send')
+    result = run(session, "from ember.scalar import Value\nprint(Value.backward.__doc__)",
+                 finished_pieces(COURSE, 9) | {"L10.backward": mine})
+    assert result["outputs"][0]["text"].startswith("Mine: send")
+    assert (tmp_path / "ember" / "scalar.py").read_text().count("Mine: send") == 1
+
+
+def test_a_missing_piece_is_named_and_offers_the_finished_pieces(session: Session) -> None:
+    result = run(session, "from ember.scalar import Value\nValue(1.0) + 2", pieces={})
+    assert result["error"]["needs_piece"] is True
+    assert result["error"]["message"].startswith("Not written yet (at line 2 of gap L07.init)")
+    assert result["error"]["line"] == 2
+
+
+def test_errors_are_short_and_point_at_the_cell_line(session: Session) -> None:
+    result = run(session, "x = 1\ny = x / 0")
+    assert result["error"] == {"message": "ZeroDivisionError: division by zero (line 2 of this cell)",
+                               "line": 2, "needs_piece": False}
+    syntax = run(session, "x = (1,\n")
+    assert syntax["error"]["message"].startswith("SyntaxError at line 1 of this cell")
+
+
+def test_show_draws_a_graph_with_an_escaped_table_and_dot(session: Session) -> None:
+    code = ("from ember.scalar import Value\na = Value(2.0, label='<a>')\nb = a * a\nb.backward()\n"
+            "show(b, title='square')")
+    (item,) = run(session, code)["outputs"]
+    assert item["kind"] == "graph" and item["title"] == "square"
+    assert "&lt;a&gt;" in item["table"] and "<a>" not in item["table"]
+    assert item["dot"].startswith("digraph") and item["edges"] == 2
+
+
+def test_keyed_plots_replace_each_other_and_go_live(session: Session) -> None:
+    live: list[str] = []
+    code = "for step in range(3):\n    plot({'loss': [(i, 1 / (i + 1)) for i in range(step + 1)]}, key='loss', log_y=True)"
+    outputs = run(session, code, live=live)["outputs"]
+    assert len(outputs) == 1 and len(outputs[0]["series"][0]["points"]) == 3
+    assert [len(json.loads(text)["series"][0]["points"]) for text in live] == [1, 2, 3]
+    assert "loss" in outputs[0]["alt"]
+
+
+def test_log_axes_drop_points_that_cannot_be_drawn(session: Session) -> None:
+    (item,) = run(session, "plot({'e': [(1e-8, 0.0), (1e-6, 1e-9), (-1, 2)]}, log_x=True, log_y=True)")["outputs"]
+    assert item["series"][0]["points"] == [[1e-6, 1e-9]]
+
+
+def test_the_boundary_colours_the_plane_by_the_sign_of_the_model(session: Session) -> None:
+    code = "show_boundary(lambda x, y: x - y, [(0, 1), (1, 0)], [-1, 1], resolution=4)"
+    (item,) = run(session, code)["outputs"]
+    assert len(item["values"]) == 16
+    assert item["values"][0] < 0 < item["values"][3]  # top-left has x < y, top-right x > y
+    assert "2 of 2 points" in item["alt"]
+
+
+def test_checks_answer_one_result_per_claim(session: Session) -> None:
+    report = json.loads(session.handle("check", json.dumps({"lab": "L10", "pieces": finished_pieces(COURSE, 10)})))
+    assert report["passed"] is True
+    assert len(report["results"]) == len(COURSE.lesson("L10").claims)
+
+
+def test_the_module_request_builds_the_learners_files(session: Session) -> None:
+    sources = json.loads(session.handle("module", json.dumps({"lab": "L12", "pieces": {}})))
+    assert set(sources) == {"scalar.py", "nn.py"}
+    assert "# --- gap L12.zero_grad ---" in sources["nn.py"]
+
+
+def test_a_stopped_cell_says_so(session: Session) -> None:
+    result = run(session, "raise KeyboardInterrupt")
+    assert result["error"]["message"] == "Stopped."
+
+
+def test_tables_and_reference_numbers_reach_a_cell(session: Session) -> None:
+    code = ("torch = reference_numbers('pytorch_sigmoid')['fused']\n"
+            "show_table(['node', 'grad'], [(name, torch[name]['grad']) for name in ('w', 'x')], title='<ledger>')")
+    (item,) = run(session, code)["outputs"]
+    assert item == {"kind": "table", "title": "<ledger>", "headers": ["node", "grad"],
+                    "rows": [["w", "-0.5"], ["x", "-0.125"]]}
+    assert run(session, "reference_numbers('../secrets')")["error"]["message"].startswith("ValueError")
