@@ -106,7 +106,10 @@ def describe_error(exc: BaseException, files: list[LearnerFile]) -> tuple[str, s
     if isinstance(exc, TimeLimitExceeded):
         return "timeout", f"Stopped{at}: it was {exc}. Is there a loop that never ends?"
     if isinstance(exc, NotImplementedError):
-        return "error", f"Not written yet{at}: {exc}"
+        text = str(exc)
+        if place and place["gap"] and text.startswith(f"{place['gap']}: "):
+            text = text[len(place["gap"]) + 2:]  # the starter's hint repeats the gap's id
+        return "error", f"Not written yet{at}: {text}"
     if isinstance(exc, RecursionError):
         return "error", f"RecursionError{at}: the code called itself deeper than Python allows."
     text = str(exc)

@@ -34,15 +34,39 @@ def stored_piece(page: Page, gap_id: str) -> str | None:
 
 
 def gap_body(page: Page, gap_id: str) -> str:
-    """What a gap holds now: the learner's piece, or else the gap's starter."""
+    """What a gap holds now: the learner's piece, else what the gap starts from.
+
+    A reopened gap starts from the learner's piece of its earlier stage (or that stage's start).
+    """
     from labs.course import load_course
 
-    piece = stored_piece(page, gap_id)
-    return piece if piece is not None else load_course().gaps[gap_id].starter or ""
+    course = load_course()
+    body = ""
+    for stage in course.regions[gap_id].stages:
+        piece = stored_piece(page, stage.id)
+        body = piece if piece is not None else (stage.starter if stage.starter is not None else body)
+        if stage.id == gap_id:
+            break
+    return body
 
 
-def type_into_gap(page: Page, gap_id: str, code: str, indent: str = "    ") -> None:
+def gap_indent(gap_id: str) -> str:
+    """The indentation of a gap's marker in the finished module."""
+    from labs.course import load_course
+    from labs.gaps import find_gaps
+
+    course = load_course()
+    final = course.regions[gap_id].final_id
+    for source in course.reference.values():
+        for gap in find_gaps(source):
+            if gap.id == final:
+                return gap.indent
+    raise KeyError(gap_id)
+
+
+def type_into_gap(page: Page, gap_id: str, code: str, indent: str | None = None) -> None:
     """Select the whole body of a gap in the lab editor and type new code in its place."""
+    indent = gap_indent(gap_id) if indent is None else indent
     lines = gap_body(page, gap_id).rstrip("\n").split("\n")
     page.locator(f'.ember-gap[data-gap="{gap_id}"]').get_by_role("button", name="Go to the gap").click()
     for _ in range(len(lines) - 1):

@@ -1,0 +1,78 @@
+"""A new learner's whole journey through Part II, and a learner who jumps straight to lesson 12."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from labs.course import load_course
+
+from .conftest import Watch
+from .learner import BOOT_MS, run_cell, run_checks, type_into_gap, wait_for_lab
+
+COURSE = load_course()
+TRAINING_MS = 120_000
+
+
+def answer_every_question(page: Page, lesson_id: str) -> None:
+    """Pick the right option of each question of the lesson and see it confirmed."""
+    for question in COURSE.lesson(lesson_id).questions:
+        holder = page.locator(f'.ember-question[data-question="{lesson_id}.{question.id}"]')
+        holder.locator(f'input[value="{question.answer}"]').check()
+        expect(holder.locator(".ember-feedback")).to_contain_text("Right.")
+
+
+def fill_every_gap(page: Page, lesson_id: str) -> None:
+    """Type the finished piece into each of the lesson's gaps."""
+    for gap_id in COURSE.lesson(lesson_id).gaps:
+        type_into_gap(page, gap_id, COURSE.gaps[gap_id].finished)
+
+
+def run_every_cell(page: Page) -> None:
+    """Run each example cell of the page; none may end in an error."""
+    for index in range(page.locator(".ember-cell").count()):
+        output = run_cell(page, index)
+        expect(output.locator(".ember-error")).to_have_count(0)
+        expect(output.locator("> *")).not_to_have_count(0)
+
+
+def test_a_new_learner_walks_through_lessons_07_to_13(page: Page, base_url: str, watch: Watch) -> None:
+    page.goto(base_url)
+    page.locator('.ember-lessons li[data-lesson="L07"] a').click()
+    for lesson in COURSE.lessons.values():
+        expect(page.locator(".ember-page")).to_have_attribute("data-lesson", lesson.id)
+        answer_every_question(page, lesson.id)
+        wait_for_lab(page)
+        fill_every_gap(page, lesson.id)
+        claims = run_checks(page)
+        for index in range(claims.count()):
+            expect(claims.nth(index)).to_have_attribute("data-state", "pass")
+        expect(page.locator(".ember-closing")).to_have_attribute("data-lit", "true")
+        run_every_cell(page)
+        following = page.locator(".ember-closing a", has_text="Next:")
+        if following.count():
+            following.click()  # instant navigation: the page changes, Python stays
+    boots = [url for url in watch.requests if url.endswith("pyodide.asm.wasm")]
+    assert len(boots) == 1, f"Python booted {len(boots)} times"
+
+    page.goto(base_url)
+    for lesson_id in COURSE.lessons:
+        expect(page.locator(f'.ember-lessons li[data-lesson="{lesson_id}"]')).to_have_attribute("data-state", "done")
+
+
+def test_a_learner_jumps_to_lesson_12_loads_the_finished_pieces_and_trains(page: Page, base_url: str) -> None:
+    page.goto(base_url)
+    page.locator('.ember-lessons li[data-lesson="L12"] a').click()
+    wait_for_lab(page)
+    page.locator(".ember-lab").get_by_role("button", name="Load the finished pieces of earlier lessons").click()
+    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Loaded")
+    fill_every_gap(page, "L12")
+    expect(page.locator("#ember-python")).to_have_attribute("data-state", "ready", timeout=BOOT_MS)
+    training = page.locator(".ember-cell", has=page.locator(".cm-content", has_text="show_boundary")).first
+    index = page.locator(".ember-cell").evaluate_all(
+        "(cells, target) => cells.indexOf(target)", training.element_handle())
+    for earlier in range(index):
+        run_cell(page, earlier)
+    output = run_cell(page, index)
+    expect(output.locator(".ember-error")).to_have_count(0, timeout=TRAINING_MS)
+    expect(output.locator(".ember-plot svg path.ember-line")).not_to_have_count(0)
+    expect(output.locator(".ember-boundary svg rect")).not_to_have_count(0)
