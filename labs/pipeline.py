@@ -90,7 +90,7 @@ def describe_place(place: dict) -> str:
     return f"line {place['line']} of {place['file']}"
 
 
-def _learner_frame(exc: BaseException, files: list[LearnerFile]) -> dict | None:
+def learner_place(exc: BaseException, files: list[LearnerFile]) -> dict | None:
     paths = {item.path for item in files}
     place = None
     for frame in traceback.extract_tb(exc.__traceback__):
@@ -101,7 +101,7 @@ def _learner_frame(exc: BaseException, files: list[LearnerFile]) -> dict | None:
 
 def describe_error(exc: BaseException, files: list[LearnerFile]) -> tuple[str, str]:
     """A short learner-facing (reason, message) for an exception raised by the learner's code."""
-    place = _learner_frame(exc, files)
+    place = learner_place(exc, files)
     at = f" (at {describe_place(place)})" if place else ""
     if isinstance(exc, TimeLimitExceeded):
         return "timeout", f"Stopped{at}: it was {exc}. Is there a loop that never ends?"
@@ -217,7 +217,7 @@ def check_lesson(
     except Exception as exc:
         _, text = describe_error(exc, files)
         message = f"Importing your module failed: {text}"
-        place = _learner_frame(exc, files)
+        place = learner_place(exc, files)
         return Report(lesson.id, _merge(lesson, blocked, "import", message), message, place)
     try:
         results: list[ClaimResult] = []

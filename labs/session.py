@@ -19,7 +19,7 @@ from typing import Any
 from .course import Course, load_course
 from .display import Display
 from .learner import module_sources
-from .pipeline import LearnerFile, check_lesson, describe_error
+from .pipeline import LearnerFile, check_lesson, describe_error, learner_place
 
 CELL_FILE = "<cell>"
 Output = dict[str, Any]
@@ -145,7 +145,9 @@ class Session:
             message += f" Reached from line {line} of this cell."
         elif line:
             message += f" (line {line} of this cell)"
-        return {"message": message, "line": line, "needs_piece": message.startswith("Not written yet")}
+        place = learner_place(exc, self.learner_files())
+        return {"message": message, "line": line, "needs_piece": message.startswith("Not written yet"),
+                "gap": place["gap"] if place else None}
 
     # --- checks -----------------------------------------------------------------------------
 

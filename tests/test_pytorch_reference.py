@@ -76,3 +76,35 @@ def test_the_worked_numbers_of_the_lesson() -> None:
     assert {name: fused[name]["grad"] for name in ("w", "x", "b", "y", "z")} == {
         "w": -0.5, "x": -0.125, "b": -0.25, "y": 1.0, "z": -0.25}
     assert (fused["z"]["value"], fused["s"]["value"], fused["L"]["value"]) == (0.0, 0.5, 0.25)
+
+
+CHAIN = Path(__file__).resolve().parent.parent / "labs" / "data" / "pytorch_chain.json"
+CHAIN_POINT = {"w": 2.0, "x": 3.0, "b": 1.0, "y": 10.0}
+
+
+def pytorch_chain() -> dict:
+    """Lesson 08's worked example m = w*x, a = m + b, e = a - y, L = e*e, from PyTorch in float64."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import torch
+
+    leaves = {name: torch.tensor(value, dtype=torch.float64, requires_grad=True) for name, value in CHAIN_POINT.items()}
+    nodes = {"m": leaves["w"] * leaves["x"]}
+    nodes["a"] = nodes["m"] + leaves["b"]
+    nodes["e"] = nodes["a"] - leaves["y"]
+    nodes["L"] = nodes["e"] * nodes["e"]
+    for node in nodes.values():
+        node.retain_grad()
+    nodes["L"].backward()
+    every = {**leaves, **nodes}
+    return {"torch": torch.__version__, "point": CHAIN_POINT,
+            "nodes": {name: {"value": t.item(), "grad": t.grad.item()} for name, t in every.items()}}
+
+
+def test_the_recorded_chain_numbers_are_what_pytorch_gives() -> None:
+    numbers = pytorch_chain()
+    if os.environ.get("EMBER_UPDATE_SNAPSHOTS") == "1":
+        CHAIN.write_text(json.dumps(numbers, indent=2) + "\n")
+    assert json.loads(CHAIN.read_text()) == numbers
+    grads = {name: node["grad"] for name, node in numbers["nodes"].items()}
+    assert grads == {"w": -18.0, "x": -12.0, "b": -6.0, "y": 6.0, "m": -6.0, "a": -6.0, "e": -6.0, "L": 1.0}

@@ -50,6 +50,7 @@ def test_cells_import_the_learners_own_module(session: Session, tmp_path: Path) 
 def test_a_missing_piece_is_named_and_offers_the_finished_pieces(session: Session) -> None:
     result = run(session, "from ember.scalar import Value\nValue(1.0) + 2", pieces={})
     assert result["error"]["needs_piece"] is True
+    assert result["error"]["gap"] == "L07.init"
     assert result["error"]["message"].startswith("Not written yet (at line 2 of gap L07.init)")
     assert result["error"]["line"] == 2
 
@@ -57,7 +58,7 @@ def test_a_missing_piece_is_named_and_offers_the_finished_pieces(session: Sessio
 def test_errors_are_short_and_point_at_the_cell_line(session: Session) -> None:
     result = run(session, "x = 1\ny = x / 0")
     assert result["error"] == {"message": "ZeroDivisionError: division by zero (line 2 of this cell)",
-                               "line": 2, "needs_piece": False}
+                               "line": 2, "needs_piece": False, "gap": None}
     syntax = run(session, "x = (1,\n")
     assert syntax["error"]["message"].startswith("SyntaxError at line 1 of this cell")
 
@@ -73,7 +74,8 @@ def test_show_draws_a_graph_with_an_escaped_table_and_dot(session: Session) -> N
 
 def test_keyed_plots_replace_each_other_and_go_live(session: Session) -> None:
     live: list[str] = []
-    code = "for step in range(3):\n    plot({'loss': [(i, 1 / (i + 1)) for i in range(step + 1)]}, key='loss', log_y=True)"
+    code = ("for step in range(3):\n"
+            "    plot({'loss': [(i, 1 / (i + 1)) for i in range(step + 1)]}, key='loss', log_y=True)")
     outputs = run(session, code, live=live)["outputs"]
     assert len(outputs) == 1 and len(outputs[0]["series"][0]["points"]) == 3
     assert [len(json.loads(text)["series"][0]["points"]) for text in live] == [1, 2, 3]

@@ -35,7 +35,7 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         const result = await runtime.request("run", payload, { onProgress });
         output.replaceChildren();
         await renderOutputs(output, result.outputs);
-        if (result.error) showError(output, result.error, loadFinished);
+        if (result.error) showError(output, result.error, { lesson, loadFinished });
         status.textContent = result.error ? "" : `done in ${Math.round(performance.now() - started)} ms`;
         holder.dataset.state = result.error ? "error" : "done";
       } catch (error) {
@@ -58,11 +58,17 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
   });
 }
 
-function showError(output, error, loadFinished) {
+function showError(output, error, { lesson, loadFinished }) {
   const box = el("div", { class: "ember-error", role: "alert" }, el("p", { text: error.message }));
-  if (error.needs_piece && loadFinished) {
-    box.append(el("p", { text: "This cell needs a piece of your ember that you have not written yet." }));
-    box.append(el("button", { class: "md-button", type: "button", onclick: () => loadFinished() }, "Load the finished pieces of earlier lessons"));
+  const gapLesson = error.gap ? error.gap.split(".")[0] : null;
+  if (error.needs_piece && gapLesson === lesson) {
+    box.append(el("p", { text: `This cell needs gap ${error.gap}, which you write in this lesson's lab below. Run the cell again once its checks pass.` }));
+  } else if (error.needs_piece && loadFinished) {
+    box.append(el("p", { text: "This cell needs a piece of your ember from an earlier lesson that you have not written yet." }));
+    box.append(el("button", { class: "md-button", type: "button", onclick: async () => {
+      await loadFinished();
+      box.append(el("p", { text: "Loaded. Run the cell again." }));
+    } }, "Load the finished pieces of earlier lessons"));
   }
   output.append(box);
 }
