@@ -79,7 +79,12 @@ function scale(values, log, from, to) {
   const map = (v) => from + ((t(v) - lo) / (hi - lo)) * (to - from);
   const ticks = [];
   if (log) for (let e = Math.ceil(lo); e <= Math.floor(hi); e += Math.max(1, Math.ceil((hi - lo) / 6))) ticks.push(10 ** e);
-  else for (let i = 0; i <= 4; i++) ticks.push(lo + ((hi - lo) * i) / 4);
+  else {
+    const rough = (hi - lo) / 4;
+    const power = 10 ** Math.floor(Math.log10(rough));
+    const step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough);
+    for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push(+v.toPrecision(12));
+  }
   return { map, ticks };
 }
 
@@ -103,12 +108,14 @@ function plot(item) {
   for (const tick of y.ticks) picture.append(svg("text", { x: left - 6, y: y.map(tick) + 4, "text-anchor": "end", class: "ember-tick" }, tickText(tick)));
   picture.append(svg("text", { x: (left + width - right) / 2, y: height - 6, "text-anchor": "middle", class: "ember-label" }, item.x_label + (item.log_x ? " (log)" : "")));
   picture.append(svg("text", { x: 14, y: top - 10, class: "ember-label" }, item.y_label + (item.log_y ? " (log)" : "")));
+  const legend = el("ul", { class: "ember-legend" });
   item.series.forEach((line, index) => {
     const d = line.points.map((p, i) => `${i ? "L" : "M"}${x.map(p[0]).toFixed(1)},${y.map(p[1]).toFixed(1)}`).join(" ");
     picture.append(svg("path", { d, class: `ember-line ember-line-${index % 4}`, fill: "none" }));
-    picture.append(svg("text", { x: width - right - 4, y: top + 14 * (index + 1), "text-anchor": "end", class: `ember-legend ember-line-${index % 4}` }, line.name));
+    legend.append(el("li", {}, el("span", { class: `ember-swatch ember-swatch-${index % 4}`, "aria-hidden": "true" }), line.name));
   });
   figure.append(picture);
+  if (item.series.length > 1 || item.series[0]?.name) figure.append(legend);
   if (item.title) figure.append(el("figcaption", { text: item.title }));
   return figure;
 }
