@@ -5,20 +5,23 @@ Run from the repository root with ``.venv/bin/python bench/site.py`` (the site m
 
 1. navigation start → Python ready on lesson 10, cold (fresh profile) and warm (persistent profile,
    reload after a first visit), against ``bench/bare/`` booting the same vendored Pyodide;
-2. moving away from lesson 10 and back by the footer's nav links, then running its first example cell
-   (click → output), and whether Python booted a second time during the visit;
+2. moving from lesson 10 to the next page and back by the footer's nav links, running the first example
+   cell where there is one (click → output), and whether Python booted a second time during the visit;
 3. the round trip of a ``print(1)`` cell, Run click → output in the page, and the worker alone;
 4. lesson 10's checks with the finished pieces, Run checks click → every claim settled;
 5. the bytes a first visit of lesson 10 transfers with an empty cache.
 
 Times are taken on the page's own clock (``performance.now()``) by an init script and small in-page
-helpers, so Playwright's round trips are not counted. The built site and the bare page are served
-together from one temporary folder of symlinks, on 127.0.0.1, with the site's COOP/COEP headers.
+helpers, so Playwright's round trips are not counted. A copy of the built site and the bare page are
+served together from one temporary folder, on 127.0.0.1, with the site's COOP/COEP headers.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -49,7 +52,7 @@ LESSON = "lessons/10-order-of-blame/"
 BARE_PAGE = "bare/"
 WASM = "pyodide.asm.wasm"
 
-BOOT_REPEATS = 3  # cold and warm boots of each page
+BOOT_REPEATS = 5  # cold and warm boots of each page
 NAV_REPEATS = 3  # lesson 10 → Hosting → lesson 10 round trips
 CELL_WARMUP = 2  # print(1) runs done before timing
 CELL_REPEATS = 20
@@ -154,7 +157,9 @@ async ({ payload, repeats }) => {
   const times = [];
   let reply = null;
   for (let i = 0; i < repeats; i++) {
-    const answered = new Promise((resolve) => { self.postMessage = resolve; });
+    const answered = new Promise((resolve) => {
+      self.postMessage = (message) => { if (!("progress" in message)) resolve(message); };
+    });
     const started = performance.now();
     self.onmessage({ data: { id: -1, type: "run", payload } });
     reply = await answered;
@@ -164,6 +169,38 @@ async ({ payload, repeats }) => {
   return { times, reply };
 }
 """
+
+
+# The page's milestones: its clock's origin, DOMContentLoaded, when some files arrived, and Python ready.
+PAGE_MARKS_JS = """
+() => {
+  const files = {};
+  for (const entry of performance.getEntriesByType("resource")) {
+    const name = new URL(entry.name).pathname.split("/").pop();
+    if (!(name in files)) files[name] = entry.responseEnd;
+  }
+  const navigation = performance.getEntriesByType("navigation")[0];
+  const ready = window.__bench.ready;
+  return { origin: performance.timeOrigin, dcl: navigation.domContentLoadedEventEnd, files, ready };
+}
+"""
+PAGE_FILES = ("ember.js", "course.json")
+
+# The worker's clock origin (when it started) and its fetches.
+WORKER_MARKS_JS = """
+() => ({
+  origin: performance.timeOrigin,
+  entries: performance.getEntriesByType("resource")
+    .map((e) => ({ name: e.name, start: e.startTime, end: e.responseEnd })),
+})
+"""
+WORKER_FILES = (  # (label, part of the URL, "start" or "end"); the earliest matching fetch counts
+    ("worker: manifest.json loaded", "/manifest.json", "end"),
+    ("worker: pyodide.asm.wasm loaded", "/pyodide.asm.wasm", "end"),
+    ("worker: python_stdlib.zip loaded", "/python_stdlib.zip", "end"),
+    ("worker: first wheel asked for (loadPyodide done)", "/wheels/", "start"),
+    ("worker: course zip asked for (wheels loaded)", "/py/course-", "start"),
+)
 
 
 @dataclass
@@ -181,7 +218,8 @@ class Watch:
         context.on("requestfailed", lambda r: self.problems.append(f"request failed: {r.url} ({r.failure})"))
         context.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
         context.on("weberror", lambda e: self.problems.append(f"page error: {e.error}"))
-        context.on("console", lambda m: m.type == "error" and self.problems.append(f"console error: {m.text}"))
+        context.on("console", lambda m: m.type == "error" and self.problems.append(
+            f"console error on {urlparse(m.page.url).path if m.page else '?'}: {m.text} ({m.location.get('url')})"))
 
     def count(self, name: str) -> int:
         """How many requests asked for a file of this name."""
@@ -212,10 +250,16 @@ class Report:
 
     rows: list[Row] = field(default_factory=list)
     top_files: list[tuple[str, int]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    timelines: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    notes: dict[str, int] = field(default_factory=dict)
+
+    def note(self, text: str) -> None:
+        """Keep a note, counting repeats of the same one."""
+        self.notes[text] = self.notes.get(text, 0) + 1
 
 
 def median(values: list[float]) -> float:
+    """The middle value (the mean of the two middle ones for an even count)."""
     return statistics.median(values)
 
 
@@ -227,11 +271,16 @@ def p90(values: list[float]) -> float:
 
 @contextmanager
 def serve() -> Iterator[str]:
-    """Serve the built site with bench/bare/ beside it (as /bare/), same origin, on 127.0.0.1."""
+    """Serve a copy of the built site (a rebuild during the run cannot touch it) with bench/bare/ beside it
+    as /bare/: one origin, on 127.0.0.1, with the site's own headers."""
     with tempfile.TemporaryDirectory(prefix="ember-bench-") as folder:
         root = Path(folder)
-        for entry in SITE.iterdir():
-            (root / entry.name).symlink_to(entry)
+        shutil.copytree(SITE, root, dirs_exist_ok=True)
+        manifest = json.loads((root / "assets/gen/manifest.json").read_text())
+        missing = [name for name in [manifest["bundle"], *(f"wheels/{w}" for w in manifest["wheels"])]
+                   if not (root / "assets/gen" / name).exists()]
+        if missing:
+            raise SystemExit(f"site/ looks half-built (missing {missing}): rebuild it and run again")
         (root / "bare").symlink_to(BARE)
         server = make_server(root, 0, isolate=True, quiet=True)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -291,21 +340,41 @@ def weigh(page: Page, watch: Watch) -> tuple[int, list[tuple[str, int]]]:
     return sum(sizes.values()), ordered
 
 
-def cold_ready(browser: Browser, url: str, report: Report, weigh_it: bool = False) -> float:
-    """Navigation start → ready in a fresh profile; with ``weigh_it``, also weigh the visit into the report."""
+def boot_timeline(page: Page) -> list[tuple[str, float]]:
+    """Milestones of the boot just done, in ms from navigation start: the page's and its worker's resource timings."""
+    marks = page.evaluate(PAGE_MARKS_JS)
+    timeline = [("DOMContentLoaded", marks["dcl"])]
+    timeline += [(f"page: {name} loaded", marks["files"][name]) for name in PAGE_FILES if name in marks["files"]]
+    if page.workers:
+        worker = page.workers[-1].evaluate(WORKER_MARKS_JS)
+        shift = worker["origin"] - marks["origin"]
+        timeline.append(("worker started", shift))
+        for label, part, edge in WORKER_FILES:
+            found = [entry for entry in worker["entries"] if part in entry["name"]]
+            if found:
+                timeline.append((label, shift + min(entry[edge] for entry in found)))
+    timeline.append(("Python ready", marks["ready"]))
+    return sorted(timeline, key=lambda mark: mark[1])
+
+
+def cold_ready(browser: Browser, url: str, report: Report, label: str = "", weigh_it: bool = False) -> float:
+    """Navigation start → ready in a fresh profile; with ``label``, keep its boot timeline under that name,
+    and with ``weigh_it``, weigh the visit into the report too."""
     watch = Watch()
     context = new_context(browser, watch)
     try:
         page = context.new_page()
         page.goto(url)
         ready = wait_ready(page)
+        if label:
+            report.timelines[label] = boot_timeline(page)
         if weigh_it:
             wait_lab(page)
             total, files = weigh(page, watch)
             report.rows.append(Row("5. bytes, first visit of lesson 10, empty cache", [total / 1e6], unit="MB",
                                    target="(report)"))
             report.top_files = files[:TOP_FILES]
-            report.notes.append(f"first visit: {len(watch.finished)} responses, {len(files)} distinct files, "
+            report.note(f"first visit: {len(watch.finished)} responses, {len(files)} distinct files, "
                                 f"{watch.count(WASM)} request(s) for {WASM}")
         note_problems(watch, report)
         return ready
@@ -313,8 +382,9 @@ def cold_ready(browser: Browser, url: str, report: Report, weigh_it: bool = Fals
         context.close()
 
 
-def warm_ready(playwright: Playwright, url: str, repeats: int, report: Report) -> list[float]:
-    """Navigation start → ready on reloads in a persistent profile, after a first visit filled its cache."""
+def warm_ready(playwright: Playwright, url: str, label: str, report: Report) -> list[float]:
+    """Navigation start → ready on reloads in a persistent profile, after a first visit filled its cache;
+    keeps the last reload's boot timeline under ``label``."""
     watch = Watch()
     with tempfile.TemporaryDirectory(prefix="ember-profile-") as profile:
         context = playwright.chromium.launch_persistent_context(
@@ -327,9 +397,10 @@ def warm_ready(playwright: Playwright, url: str, repeats: int, report: Report) -
             wait_ready(page)
             page.wait_for_load_state("networkidle")
             times = []
-            for _ in range(repeats):
+            for _ in range(BOOT_REPEATS):
                 page.reload()
                 times.append(wait_ready(page))
+            report.timelines[f"{label}, warm (last reload)"] = boot_timeline(page)
             note_problems(watch, report)
             return times
         finally:
@@ -348,13 +419,13 @@ def time_checks(page: Page, report: Report) -> list[float]:
     """Type the finished backward into its gap, then time Run checks → every claim settled."""
     type_into_gap(page, "L10.backward", load_course().gaps["L10.backward"].finished)
     if stored_piece(page, "L10.backward") is None:
-        report.notes.append("the finished backward did not reach localStorage after typing it into the gap")
+        report.note("the finished backward did not reach localStorage after typing it into the gap")
     times = []
     for _ in range(CHECK_REPEATS):
         result = page.evaluate(CHECKS_JS)
         times.append(result["ms"])
         if any(state != "pass" for state in result["states"]):
-            report.notes.append(f"checks with the finished pieces did not all pass: {result['states']}")
+            report.note(f"checks with the finished pieces did not all pass: {result['states']}")
     return times
 
 
@@ -370,7 +441,7 @@ def time_worker(page: Page, report: Report) -> list[float]:
     """The Python worker alone handling print(1): its message handler called in the worker, reply caught there."""
     workers = [w for w in page.workers if urlparse(w.url).path.endswith("/worker.js")]
     if not workers:
-        report.notes.append(f"no Python worker found among {[w.url for w in page.workers]}")
+        report.note(f"no Python worker found among {[w.url for w in page.workers]}")
         return []
     payload = page.evaluate("""() => {
       const saved = JSON.parse(localStorage.getItem("ember:v1") || '{"pieces":{}}').pieces;
@@ -382,34 +453,75 @@ def time_worker(page: Page, report: Report) -> list[float]:
     result = workers[0].evaluate(WORKER_JS, {"payload": payload, "repeats": CELL_REPEATS})
     reply = result["reply"]
     if not reply.get("ok"):
-        report.notes.append(f"the worker's reply to print(1) was not ok: {reply}")
+        report.note(f"the worker's reply to print(1) was not ok: {reply}")
     return result["times"]
 
 
-def time_navigation(page: Page, watch: Watch, report: Report) -> tuple[list[float], list[float], list[float]]:
-    """Lesson 10 → Hosting → lesson 10 by the footer links, then run cell 1 at once; answer, per round trip,
-    the ms from the click back to lesson 10 to: the Run click, the cell's output, and Python ready."""
-    to_output, to_run, to_ready = [], [], []
-    for _ in range(NAV_REPEATS):
-        origin = page.evaluate("performance.timeOrigin")
-        page.get_by_role("link", name="Next: Hosting the course").click()
-        page.wait_for_url("**/hosting/")
-        page.get_by_role("link", name="Previous: 10 · The order of blame").click()
-        page.wait_for_url("**/" + LESSON)
+@dataclass
+class Leg:
+    """One move by a footer nav link, timed from the click (ms): the page reached, and its first cell's run."""
+
+    title: str
+    reloaded: bool
+    to_ready: float | None = None
+    to_run: float | None = None
+    to_output: float | None = None
+    cell: str = ""
+
+
+def follow(page: Page, link: str) -> Leg:
+    """Click a footer nav link; once there, wait for Python if the page boots it, and run the first cell at once."""
+    origin, url = page.evaluate("performance.timeOrigin"), page.url
+    page.locator(link).click()
+    page.wait_for_url(lambda now: now != url)
+    page.wait_for_load_state("domcontentloaded")
+    leg = Leg(page.title().split(" - ")[0], page.evaluate("performance.timeOrigin") != origin)
+    clicked = float(page.evaluate("sessionStorage.getItem('bench:click')"))
+    if page.locator(".ember-cell").count():
         page.locator(".ember-cell .ember-run").first.wait_for()
         result = page.evaluate(FIRST_CELL_JS)
-        clicked = float(page.evaluate("sessionStorage.getItem('bench:click')"))
-        to_run.append(result["clicked"] - clicked)
-        to_output.append(result["done"] - clicked)
-        ready = page.evaluate("performance.timeOrigin + window.__bench.ready")
-        to_ready.append(max(0.0, ready - clicked))
-        if result["state"] != "done" or not result["svg"]:
-            report.notes.append(f"cell 1 after navigating back: state {result['state']}, "
-                                f"{result['svg']} drawing(s), output {result['text']!r}")
-        if page.evaluate("performance.timeOrigin") != origin:
-            report.notes.append("navigation: following a footer link reloaded the whole page (instant navigation "
-                                "did not take it over)")
-    return to_run, to_output, to_ready
+        leg.to_run, leg.to_output = result["clicked"] - clicked, result["done"] - clicked
+        leg.cell = f"state {result['state']}, {result['svg']} drawing(s), output {result['text'][:60]!r}"
+    if page.locator(".ember-page").count():
+        wait_ready(page)
+        leg.to_ready = max(0.0, page.evaluate("performance.timeOrigin + window.__bench.ready") - clicked)
+    return leg
+
+
+def time_navigation(page: Page, report: Report) -> list[Leg]:
+    """From lesson 10, NAV_REPEATS times: footer "Next" to the following page, then "Previous" back."""
+    legs = []
+    for _ in range(NAV_REPEATS):
+        legs.append(follow(page, "a.md-footer__link--next"))
+        legs.append(follow(page, "a.md-footer__link--prev"))
+    for leg in legs:
+        if leg.reloaded:
+            report.note("navigation: following a footer link reloaded the whole page (instant navigation did not "
+                        "take it over)")
+        if leg.cell and not leg.cell.startswith("state done"):
+            report.note(f"first cell of {leg.title} after navigating: {leg.cell}")
+    return legs
+
+
+def navigation_rows(legs: list[Leg], boots: int) -> list[Row]:
+    """Rows for the moves: per page reached, click → first cell output, → Run clicked, → Python ready."""
+    rows = []
+    titles = list(dict.fromkeys(leg.title for leg in legs))
+    for title in sorted(titles, key=lambda t: "10 ·" not in t):  # back to lesson 10 first: the main figure
+        mine = [leg for leg in legs if leg.title == title]
+        outputs = [leg.to_output for leg in mine if leg.to_output is not None]
+        if outputs:
+            second = "yes" if boots > 1 else "no"
+            rows.append(Row(f"2. nav click → {title}: cell 1 output (second boot: {second})", outputs,
+                            target="no second boot", met=boots == 1))
+            rows.append(Row("   of which: nav click → cell 1 Run clicked (page up)",
+                            [leg.to_run for leg in mine if leg.to_run is not None]))
+        else:
+            rows.append(Row(f"2. nav click → {title} (no example cell there)", []))
+        readies = [leg.to_ready for leg in mine if leg.to_ready is not None]
+        if readies:
+            rows.append(Row(f"   nav click → Python ready on {title}", readies))
+    return rows
 
 
 def session(browser: Browser, base: str, report: Report) -> None:
@@ -425,14 +537,10 @@ def session(browser: Browser, base: str, report: Report) -> None:
         checks = time_checks(page, report)
         dom, frame = time_trivial_cell(page)
         worker = time_worker(page, report)
-        to_run, to_output, to_ready = time_navigation(page, watch, report)
+        legs = time_navigation(page, report)
         boots = watch.count(WASM)
-        second = "yes" if boots > 1 else "no"
         report.rows += [
-            Row(f"2. nav click back to lesson 10 → cell 1 output (second boot: {second})", to_output,
-                target="no second boot", met=boots == 1),
-            Row("   of which: nav click → cell 1 Run clicked (page up)", to_run),
-            Row("   nav click → Python ready again", to_ready),
+            *navigation_rows(legs, boots),
             Row("3. print(1): Run click → output in DOM", dom, target=f"< {CELL_TARGET_MS:.0f} ms",
                 met=median(dom) < CELL_TARGET_MS, p90=True),
             Row("   print(1): Run click → next animation frame", frame, p90=True),
@@ -440,8 +548,9 @@ def session(browser: Browser, base: str, report: Report) -> None:
             Row("4. Run checks → all claims settled (finished pieces)", checks, target=f"< {CHECKS_TARGET_MS:.0f} ms",
                 met=median(checks) < CHECKS_TARGET_MS),
         ]
-        report.notes.append(f"visit with navigation: {boots} request(s) for {WASM}, "
-                            f"{watch.count('worker.js')} for worker.js, {watch.count('ember.js')} for ember.js")
+        pages = ", ".join(dict.fromkeys(leg.title for leg in legs))
+        report.note(f"visit with {len(legs)} moves between lesson 10 and the next page ({pages}): {boots} request(s) "
+                    f"for {WASM}, {watch.count('worker.js')} for worker.js, {watch.count('ember.js')} for ember.js")
         note_problems(watch, report)
     finally:
         context.close()
@@ -450,8 +559,7 @@ def session(browser: Browser, base: str, report: Report) -> None:
 def note_problems(watch: Watch, report: Report) -> None:
     """Carry a context's failures and off-machine requests into the report, once each."""
     for problem in [*watch.problems, *(f"request off 127.0.0.1: {url}" for url in watch.foreign())]:
-        if problem not in report.notes:
-            report.notes.append(problem)
+        report.note(problem)
 
 
 def boot_rows(lesson: list[float], bare: list[float], kind: str) -> Row:
@@ -466,7 +574,7 @@ def number(value: float, unit: str) -> str:
     return f"{value:.0f}" if abs(value) >= 100 else f"{value:.1f}"
 
 
-def print_report(report: Report, seconds: float) -> None:
+def print_report(report: Report, seconds: float, load: tuple[float, float, float]) -> None:
     """The table, each figure's values, the heaviest files, and the notes."""
     header = ["figure", "median", "p90", "baseline", "ratio", "target", "met"]
     lines = []
@@ -490,16 +598,23 @@ def print_report(report: Report, seconds: float) -> None:
     print(rule)
     print("\nValues:")
     for row in report.rows:
-        values = ", ".join(number(v, row.unit) for v in row.values)
+        values = ", ".join(number(v, row.unit) for v in row.values) or "(none)"
         print(f"  {row.name.strip()}: {values}")
         if row.baseline:
             print(f"      bare: {', '.join(number(v, row.unit) for v in row.baseline)}")
+    for label, timeline in report.timelines.items():
+        print(f"\nBoot timeline, {label} (ms from navigation start):")
+        for name, at in timeline:
+            print(f"  {at:8.0f}  {name}")
     print("\nHeaviest files of the first visit (response bodies):")
     for path, size in report.top_files:
         print(f"  {size / 1e6:8.3f} MB  {path}")
     print("\nNotes:")
-    for note in report.notes or ["(none)"]:
-        print(f"  - {note}")
+    for note, count in report.notes.items():
+        print(f"  - {note}" + (f" (×{count})" if count > 1 else ""))
+    loads = (f"{', '.join(f'{x:.2f}' for x in when)}" for when in (load, os.getloadavg()))
+    print(f"  - load average (1, 5, 15 min) at the start: {next(loads)}; at the end: {next(loads)} "
+          f"({os.cpu_count()} CPUs)")
     print(f"\nTotal run time: {seconds:.0f} s")
 
 
@@ -507,25 +622,27 @@ def main() -> None:
     """Serve, measure everything once, print the table."""
     if not (SITE / "index.html").exists():
         raise SystemExit("site/ is not built: run `.venv/bin/python scripts/build_site.py` first")
-    started = time.monotonic()
+    started, load = time.monotonic(), os.getloadavg()
     report = Report()
     with serve() as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         try:
             cold_lesson, cold_bare = [], []
             for index in range(BOOT_REPEATS):  # the two pages take turns, so drift hits both alike
-                cold_lesson.append(cold_ready(browser, base + LESSON, report, weigh_it=index == 0))
-                cold_bare.append(cold_ready(browser, base + BARE_PAGE, report))
+                first = index == 0
+                label = "cold (first run)" if first else ""
+                cold_lesson.append(cold_ready(browser, base + LESSON, report, label and f"lesson 10, {label}", first))
+                cold_bare.append(cold_ready(browser, base + BARE_PAGE, report, label and f"bare, {label}"))
             session(browser, base, report)
         finally:
             browser.close()
-        warm_lesson = warm_ready(playwright, base + LESSON, BOOT_REPEATS, report)
-        warm_bare = warm_ready(playwright, base + BARE_PAGE, BOOT_REPEATS, report)
+        warm_lesson = warm_ready(playwright, base + LESSON, "lesson 10", report)
+        warm_bare = warm_ready(playwright, base + BARE_PAGE, "bare", report)
     bytes_row = next(row for row in report.rows if row.unit == "MB")
     others = [row for row in report.rows if row is not bytes_row]
     report.rows = [boot_rows(cold_lesson, cold_bare, "cold"), boot_rows(warm_lesson, warm_bare, "warm"),
                    *others, bytes_row]
-    print_report(report, time.monotonic() - started)
+    print_report(report, time.monotonic() - started, load)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ and so do a 404 and an uncaught page error.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,8 +31,19 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError("site/ is not built: run `bash scripts/test.sh` (it builds the site first)")
 
 
-def serve(isolate: bool) -> Iterator[str]:
-    server = make_server(SITE, 0, isolate=isolate, quiet=True)
+def built_for_port() -> int:
+    """The port the site was built for (its site_url): instant navigation works only there."""
+    match = re.search(r"<loc>http://127\.0\.0\.1:(\d+)/</loc>", (SITE / "sitemap.xml").read_text())
+    if not match:
+        raise pytest.UsageError("site/ was not built for http://127.0.0.1:PORT/ (see EMBER_SITE_URL)")
+    return int(match.group(1))
+
+
+def serve(isolate: bool, port: int = 0) -> Iterator[str]:
+    try:
+        server = make_server(SITE, port, isolate=isolate, quiet=True)
+    except OSError as error:
+        raise RuntimeError(f"cannot serve the site on 127.0.0.1:{port} ({error}): is another server on it?") from None
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
@@ -40,8 +52,8 @@ def serve(isolate: bool) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def base_url() -> Iterator[str]:
-    """The site with cross-origin isolation headers (Stop interrupts in place)."""
-    yield from serve(isolate=True)
+    """The site with cross-origin isolation headers (Stop interrupts in place), on the port it was built for."""
+    yield from serve(isolate=True, port=built_for_port())
 
 
 @pytest.fixture(scope="session")

@@ -73,6 +73,7 @@ function mountHome(root, data) {
 async function mountPage() {
   const root = document.querySelector("article") || document.body;
   const page = root.querySelector(".ember-page");
+  if (page && location.protocol !== "file:") runtime.start(); // boot Python first: everything else can wait
   const data = await loadCourse();
   mountQuestions(root, data);
   mountHome(root, data);
@@ -80,7 +81,6 @@ async function mountPage() {
   if (location.protocol === "file:") return explainFileUrl(root);
   const lesson = page.dataset.lesson;
   storage.visit(lesson);
-  runtime.start();
   let lab = null;
   root.querySelectorAll(".ember-lab").forEach((holder) => { lab = new Lab(holder, { course: data, runtime, siteRoot }); });
   const loadFinished = () => (lab ? lab.loadFinished(false) : loadEarlierPieces(data, lesson));

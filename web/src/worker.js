@@ -9,23 +9,22 @@ let session = null;
 /** Boot Pyodide, load the wheels, unpack the course's Python and open a Session. */
 async function boot({ interruptBuffer }) {
   const started = performance.now();
-  const manifest = await (await fetch(new URL("manifest.json", base))).json();
+  // The manifest and the course's Python download while Pyodide starts.
+  const manifest = fetch(new URL("manifest.json", base)).then((response) => response.json());
+  const archive = manifest.then(({ bundle }) => fetch(new URL(bundle, base))).then((response) => response.arrayBuffer());
   pyodide = await loadPyodide({ indexURL: new URL("pyodide/", base).href });
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-  await pyodide.loadPackage(manifest.wheels.map((name) => new URL(`wheels/${name}`, base).href), {
-    messageCallback: () => {},
-  });
-  const archive = await (await fetch(new URL(manifest.bundle, base))).arrayBuffer();
-  pyodide.unpackArchive(archive, "zip", { extractDir: "/home/pyodide/course" });
+  const { wheels, version } = await manifest;
+  await pyodide.loadPackage(wheels.map((name) => new URL(`wheels/${name}`, base).href), { messageCallback: () => {} });
+  pyodide.unpackArchive(await archive, "zip", { extractDir: "/home/pyodide/course" });
   pyodide.runPython(`
 import sys
 sys.path.insert(0, "/home/pyodide/course")
-import micropip  # noqa: F401 - loaded so learners can install pure-Python wheels served beside the site
 from labs.session import Session
 _ember_session = Session("/home/pyodide/learner")
 `);
   session = pyodide.globals.get("_ember_session");
-  return { seconds: (performance.now() - started) / 1000, version: manifest.version, python: pyodide.version };
+  return { seconds: (performance.now() - started) / 1000, version, python: pyodide.version };
 }
 
 /** Hand a request to the Python session: JSON in, JSON out; live items go to the page at once. */
