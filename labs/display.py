@@ -44,7 +44,8 @@ class Display:
 
     def show_pair(self, left: object, right: object, titles: Sequence[str] = ("", ""), grads: bool = True) -> None:
         """Draw two graphs side by side, with their backward edge counts."""
-        self.emit({"kind": "pair", "graphs": [_graph(left, grads, titles[0]), _graph(right, grads, titles[1])]})
+        graphs = [_graph(left, grads, titles[0], rankdir="TB"), _graph(right, grads, titles[1], rankdir="TB")]
+        self.emit({"kind": "pair", "graphs": graphs})
 
     def show_sort(self, root: object) -> None:
         """Step through the depth-first ordering of the graph that ends in ``root``."""
@@ -118,12 +119,12 @@ def reference_numbers(name: str) -> dict[str, Any]:
     return json.loads((DATA_DIR / f"{name}.json").read_text(encoding="utf-8"))
 
 
-def _graph(root: object, grads: bool, title: str) -> Item:
+def _graph(root: object, grads: bool, title: str, rankdir: str = "LR") -> Item:
     from hx import Graph, node_table_html, to_dot
 
     graph = Graph.from_root(root)
     return {"kind": "graph", "title": title, "edges": graph.total_edges, "nodes": len(graph.nodes),
-            "table": node_table_html(graph, grads=grads), "dot": to_dot(graph, grads=grads)}
+            "table": node_table_html(graph, grads=grads), "dot": to_dot(graph, grads=grads, rankdir=rankdir)}
 
 
 def _finite(*numbers: float) -> bool:

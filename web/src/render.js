@@ -142,7 +142,7 @@ function boundary(item) {
     }));
   }
   figure.append(picture);
-  figure.append(el("figcaption", { text: item.alt }));
+  figure.append(el("figcaption", { text: item.title || item.alt }));
   return figure;
 }
 
