@@ -7,7 +7,7 @@ from playwright.sync_api import Page, expect
 from labs.course import load_course
 
 from .conftest import Watch
-from .learner import BOOT_MS, run_cell, run_checks, type_into_gap, wait_for_lab
+from .learner import BOOT_MS, replace_cell_code, run_cell, run_checks, type_into_gap, wait_for_lab
 
 COURSE = load_course()
 TRAINING_MS = 120_000
@@ -67,12 +67,23 @@ def test_a_learner_jumps_to_lesson_12_loads_the_finished_pieces_and_trains(page:
     expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Loaded")
     fill_every_gap(page, "L12")
     expect(page.locator("#ember-python")).to_have_attribute("data-state", "ready", timeout=BOOT_MS)
-    training = page.locator(".ember-cell", has=page.locator(".cm-content", has_text="show_boundary")).first
+    training = page.locator(".ember-cell", has=page.locator(".cm-content", has_text='key="loss"')).first
     index = page.locator(".ember-cell").evaluate_all(
         "(cells, target) => cells.indexOf(target)", training.element_handle())
     for earlier in range(index):
         run_cell(page, earlier)
     output = run_cell(page, index)
     expect(output.locator(".ember-error")).to_have_count(0, timeout=TRAINING_MS)
+    expect(output).to_contain_text("40 of 40")
     expect(output.locator(".ember-plot svg path.ember-line")).not_to_have_count(0)
+    expect(output.locator(".ember-boundary svg rect")).not_to_have_count(0)
+
+    # Train longer, press Stop midway: the model stays as it was after its last finished step.
+    source = training.locator(".cm-content").inner_text()
+    assert "learning_rate, steps = 0.5, 30" in source
+    replace_cell_code(page, index, source.replace("learning_rate, steps = 0.5, 30", "learning_rate, steps = 0.5, 3000"))
+    training.get_by_role("button", name="Run", exact=True).click()
+    expect(output.locator(".ember-live .ember-plot")).to_have_count(1, timeout=TRAINING_MS)  # drawn while it runs
+    training.get_by_role("button", name="Stop").click()
+    expect(output).to_contain_text("Stopped: the model is as it was after step", timeout=10_000)
     expect(output.locator(".ember-boundary svg rect")).not_to_have_count(0)
