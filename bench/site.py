@@ -39,6 +39,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Reque
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
 from labs.course import load_course
 from scripts.serve import make_server
+from site_tests.conftest import built_for_port  # instant navigation works only on the port the site was built for
 from site_tests.learner import replace_cell_code, stored_piece, type_into_gap
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,6 +156,7 @@ async () => {
 WORKER_JS = """
 async ({ payload, repeats }) => {
   const times = [];
+  const post = self.postMessage; // an own property of the worker's global: put it back afterwards
   let reply = null;
   for (let i = 0; i < repeats; i++) {
     const answered = new Promise((resolve) => {
@@ -165,7 +167,7 @@ async ({ payload, repeats }) => {
     reply = await answered;
     times.push(performance.now() - started);
   }
-  delete self.postMessage;
+  self.postMessage = post;
   return { times, reply };
 }
 """
@@ -282,7 +284,7 @@ def serve() -> Iterator[str]:
         if missing:
             raise SystemExit(f"site/ looks half-built (missing {missing}): rebuild it and run again")
         (root / "bare").symlink_to(BARE)
-        server = make_server(root, 0, isolate=True, quiet=True)
+        server = make_server(root, built_for_port(), isolate=True, quiet=True)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()
         try:
@@ -472,9 +474,12 @@ class Leg:
 def follow(page: Page, link: str) -> Leg:
     """Click a footer nav link; once there, wait for Python if the page boots it, and run the first cell at once."""
     origin, url = page.evaluate("performance.timeOrigin"), page.url
+    title = page.title()
     page.locator(link).click()
     page.wait_for_url(lambda now: now != url)
     page.wait_for_load_state("domcontentloaded")
+    # With instant navigation the address changes before the new content is in: wait for the new page itself.
+    page.wait_for_function("title => document.title !== title", arg=title, timeout=TIMEOUT_MS)
     leg = Leg(page.title().split(" - ")[0], page.evaluate("performance.timeOrigin") != origin)
     clicked = float(page.evaluate("sessionStorage.getItem('bench:click')"))
     if page.locator(".ember-cell").count():
@@ -524,6 +529,11 @@ def navigation_rows(legs: list[Leg], boots: int) -> list[Row]:
     return rows
 
 
+def progress(step: str) -> None:
+    """Say on stderr which step of the run has finished (a run takes minutes)."""
+    print(f"  done: {step}", file=sys.stderr, flush=True)
+
+
 def session(browser: Browser, base: str, report: Report) -> None:
     """One visit as a learner: lesson 10 booted, its checks, a trivial cell, then away and back."""
     watch = Watch()
@@ -533,11 +543,17 @@ def session(browser: Browser, base: str, report: Report) -> None:
         page.goto(base + LESSON)
         wait_ready(page)
         wait_lab(page)
+        progress('wait_ready')
         load_finished_pieces(page)
+        progress('load_finished_pieces')
         checks = time_checks(page, report)
+        progress('time_checks')
         dom, frame = time_trivial_cell(page)
+        progress('time_trivial_cell')
         worker = time_worker(page, report)
+        progress('time_worker')
         legs = time_navigation(page, report)
+        progress('time_navigation')
         boots = watch.count(WASM)
         report.rows += [
             *navigation_rows(legs, boots),

@@ -83,6 +83,14 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     return head + FENCE.sub(replace, markdown)
 
 
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    """Name a lesson page's lesson in its head, so the page script can start Python before the body is read."""
+    lesson_id = page.meta.get("lesson")
+    if lesson_id is None:
+        return output
+    return output.replace("</head>", f'<meta name="ember-lesson" content="{html.escape(lesson_id)}">\n</head>', 1)
+
+
 def course_json(course: Course, urls: dict[str, str]) -> dict[str, Any]:
     """Everything the page script needs to know about the course, as plain data."""
     order = list(course.lessons)

@@ -1,6 +1,7 @@
 // Example cells: editable code, Run (or Ctrl/Cmd+Enter), Stop, and the outputs drawn below.
 import { cellEditor } from "./editor.js";
 import { el, renderLive, renderOutputs } from "./render.js";
+import { REQUEST } from "./protocol.js";
 import { RuntimeRestarted } from "./runtime.js";
 import * as storage from "./storage.js";
 
@@ -32,7 +33,7 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         output.append(live);
         const onProgress = (item) => renderLive(live, item);
         const payload = { page, lab: lesson, pieces: storage.pieces(), code: view.state.doc.toString() };
-        const result = await runtime.request("run", payload, { onProgress });
+        const result = await runtime.request(REQUEST.RUN, payload, { onProgress });
         output.replaceChildren();
         await renderOutputs(output, result.outputs);
         if (result.error) showError(output, result.error, { lesson, loadFinished });

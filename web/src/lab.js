@@ -3,6 +3,7 @@
 import { focusGap, labEditor, replaceText, scrollToGap } from "./editor.js";
 import { bodies } from "./gaps.js";
 import { el } from "./render.js";
+import { REQUEST } from "./protocol.js";
 import { RuntimeRestarted } from "./runtime.js";
 import * as storage from "./storage.js";
 
@@ -97,7 +98,7 @@ export class Lab {
 
   async showEditors() {
     try {
-      const sources = await this.runtime.request("module", { lab: this.lesson.id, pieces: storage.pieces() });
+      const sources = await this.runtime.request(REQUEST.MODULE, { lab: this.lesson.id, pieces: storage.pieces() });
       this.status.textContent = "";
       for (const file of this.files) {
         if (this.editors[file]) {
@@ -141,7 +142,7 @@ export class Lab {
     this.problem.hidden = true;
     for (const item of this.claimList.children) item.dataset.state = "running";
     try {
-      const report = await this.runtime.request("check", { lab: this.lesson.id, pieces: storage.pieces() });
+      const report = await this.runtime.request(REQUEST.CHECK, { lab: this.lesson.id, pieces: storage.pieces() });
       this.showReport(report);
     } catch (error) {
       for (const item of this.claimList.children) item.dataset.state = "idle";
@@ -221,7 +222,7 @@ export class Lab {
   }
 
   async download() {
-    const sources = await this.runtime.request("module", { lab: this.lesson.id, pieces: storage.pieces() });
+    const sources = await this.runtime.request(REQUEST.MODULE, { lab: this.lesson.id, pieces: storage.pieces() });
     const link = el("a", { href: URL.createObjectURL(new Blob([sources["scalar.py"]], { type: "text/x-python" })), download: "scalar.py" });
     document.body.append(link);
     link.click();

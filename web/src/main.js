@@ -96,6 +96,13 @@ function loadEarlierPieces(data, lesson) {
   storage.savePieces(changes, data.version);
 }
 
-if (window.document$) window.document$.subscribe(() => mountPage());
-else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mountPage);
-else mountPage();
+// A lesson page names its lesson in its head: start Python at once, before the body is even read.
+if (document.querySelector('meta[name="ember-lesson"]') && location.protocol !== "file:") runtime.start();
+
+// The theme's document$ replays the current page to late subscribers, then each instant navigation.
+function attach() {
+  if (window.document$) window.document$.subscribe(() => mountPage());
+  else mountPage();
+}
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", attach);
+else attach();

@@ -1,8 +1,7 @@
 // The page's handle on Python: one module worker per visit, requests with ids, Stop, and restarts.
 //
-// Protocol (page -> worker): { id, type: "boot" | "run" | "check" | "module", payload }
-// Protocol (worker -> page): { id, ok: true, result } or { id, ok: false, error, fatal },
-// and, while a cell runs, { id, progress } with a display item that has a key (drawn at once).
+// The messages are described in protocol.js.
+import { REQUEST } from "./protocol.js";
 
 const STOP_GRACE_MS = 1000; // how long an interrupt may take before the worker is replaced
 const BOOT_TIMEOUT_MS = 120000;
@@ -48,7 +47,7 @@ export class Runtime extends EventTarget {
       event.preventDefault?.();
       this.restart("Python stopped unexpectedly");
     };
-    const boot = this.send("boot", { interruptBuffer: this.interrupts });
+    const boot = this.send(REQUEST.BOOT, { interruptBuffer: this.interrupts });
     this.ready = withTimeout(boot, BOOT_TIMEOUT_MS, "Python took too long to start").then((info) => {
       this.bootSeconds = info.seconds;
       this.setState("ready", info);
@@ -86,7 +85,7 @@ export class Runtime extends EventTarget {
   }
 
   hasWork() {
-    return [...this.pending.values()].some((item) => item.type !== "boot");
+    return [...this.pending.values()].some((item) => item.type !== REQUEST.BOOT);
   }
 
   /** Send a request once Python is ready; the page shows "running" until it settles. */

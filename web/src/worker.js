@@ -2,6 +2,8 @@
 // Requests and replies follow web/src/protocol.js; Python never runs on the page's main thread.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
+import { REQUEST } from "./protocol.js";
+
 const base = new URL("./", import.meta.url);
 let pyodide = null;
 let session = null;
@@ -43,7 +45,12 @@ function alive() {
   }
 }
 
-const handlers = { boot, run: ask("run"), check: ask("check"), module: ask("module") };
+const handlers = {
+  [REQUEST.BOOT]: boot,
+  [REQUEST.RUN]: ask(REQUEST.RUN),
+  [REQUEST.CHECK]: ask(REQUEST.CHECK),
+  [REQUEST.MODULE]: ask(REQUEST.MODULE),
+};
 
 self.onmessage = async ({ data }) => {
   const { id, type, payload } = data;
