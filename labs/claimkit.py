@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from types import GeneratorType, ModuleType
 from typing import Any
 
+from hx.graph import topological_order
+
 ClaimFunction = Callable[["Env"], None]
 
 # (lesson id, claim id) -> function; filled by the @claim decorator on import.
@@ -83,18 +85,7 @@ def nudged_slope(f: Callable[[float], float], x: float, h: float = 1e-6) -> floa
 
 def graph_order(root: Any) -> list[Any]:
     """The checker's own topological order of a learner's graph (inputs first), without recursion."""
-    order: list[Any] = []
-    seen: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-        node, parents_done = stack.pop()
-        if parents_done:
-            order.append(node)
-        elif id(node) not in seen:
-            seen.add(id(node))
-            stack.append((node, True))
-            stack.extend((parent, False) for parent in node._prev)
-    return order
+    return topological_order(root)
 
 
 def backward_by_hand(root: Any) -> None:

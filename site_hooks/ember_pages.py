@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -26,6 +27,7 @@ if str(ROOT) not in sys.path:
 
 from labs.course import Course, load_course  # noqa: E402 - needs the repository on sys.path first
 
+PAGE_SCRIPT = "assets/gen/ember.js"
 FENCE = re.compile(r"^```(ember-cell|ember-question|ember-lab)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 _urls: dict[str, str] = {}
 
@@ -84,11 +86,17 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
-    """Name a lesson page's lesson in its head, so the page script can start Python before the body is read."""
+    """Load the page script from the head, and name a lesson page's lesson there.
+
+    The script is small and async: on a lesson page it starts Python while the browser is still
+    reading the body, then loads the rest of the page code.
+    """
+    script = get_relative_url(PAGE_SCRIPT, page.url)
+    head = f'<script type="module" async src="{html.escape(script)}"></script>\n'
     lesson_id = page.meta.get("lesson")
-    if lesson_id is None:
-        return output
-    return output.replace("</head>", f'<meta name="ember-lesson" content="{html.escape(lesson_id)}">\n</head>', 1)
+    if lesson_id is not None:
+        head = f'<meta name="ember-lesson" content="{html.escape(lesson_id)}">\n' + head
+    return output.replace("</head>", head + "</head>", 1)
 
 
 def course_json(course: Course, urls: dict[str, str]) -> dict[str, Any]:

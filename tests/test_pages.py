@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,14 +28,6 @@ def fences(page: Path, kind: str) -> list[str]:
     return [body for found, body in FENCE.findall(page.read_text()) if found == kind]
 
 
-@pytest.fixture
-def session(tmp_path: Path) -> Iterator[Session]:
-    path, modules = list(sys.path), {k: v for k, v in sys.modules.items() if k == "ember" or k.startswith("ember.")}
-    yield Session(tmp_path)
-    sys.path[:] = path
-    for name in [k for k in sys.modules if k == "ember" or k.startswith("ember.")]:
-        del sys.modules[name]
-    sys.modules.update(modules)
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])

@@ -3,11 +3,7 @@
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from labs.course import load_course
 from labs.learner import finished_pieces
@@ -16,15 +12,6 @@ from labs.session import Session
 COURSE = load_course()
 
 
-@pytest.fixture
-def session(tmp_path: Path) -> Iterator[Session]:
-    """A session whose learner package lives in tmp_path; sys.path and ember's modules are put back after."""
-    path, modules = list(sys.path), {k: v for k, v in sys.modules.items() if k == "ember" or k.startswith("ember.")}
-    yield Session(tmp_path)
-    sys.path[:] = path
-    for name in [k for k in sys.modules if k == "ember" or k.startswith("ember.")]:
-        del sys.modules[name]
-    sys.modules.update(modules)
 
 
 def run(session: Session, code: str, pieces: dict[str, str] | None = None, live: list | None = None) -> dict:

@@ -1,12 +1,17 @@
 // Bundle the page code (with CodeMirror) and the worker into docs/assets/gen/.
+import { readdirSync, rmSync } from "node:fs";
+
 import { build } from "esbuild";
 
+const out = "docs/assets/gen";
 const common = { bundle: true, format: "esm", target: "es2022", minify: true, sourcemap: false, logLevel: "warning" };
 
-await build({ ...common, entryPoints: ["web/src/main.js"], outfile: "docs/assets/gen/ember.js" });
-await build({
-  ...common,
-  entryPoints: ["web/src/worker.js"],
-  outfile: "docs/assets/gen/worker.js",
-  external: ["./pyodide/pyodide.mjs"],
-});
+// Chunks carry a hash in their names: drop the ones an earlier build left behind.
+for (const name of readdirSync(out, { withFileTypes: true })) {
+  if (name.isFile() && /^chunk-.*\.js$/.test(name.name)) rmSync(`${out}/${name.name}`);
+}
+
+// The page code: a small first file that starts Python at once, and chunks loaded after it (the
+// editor). Chunks sit beside it, so paths relative to import.meta.url mean the same in every file.
+await build({ ...common, entryPoints: { ember: "web/src/main.js" }, outdir: out, splitting: true, chunkNames: "chunk-[hash]" });
+await build({ ...common, entryPoints: ["web/src/worker.js"], outfile: `${out}/worker.js`, external: ["./pyodide/pyodide.mjs"] });

@@ -1,8 +1,6 @@
 // Example cells: editable code, Run (or Ctrl/Cmd+Enter), Stop, and the outputs drawn below.
 import { cellEditor } from "./editor.js";
 import { el, renderLive, renderOutputs } from "./render.js";
-import { REQUEST } from "./protocol.js";
-import { RuntimeRestarted } from "./runtime.js";
 import * as storage from "./storage.js";
 
 /** Turn every .ember-cell of a page into a runnable cell. */
@@ -33,14 +31,14 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         output.append(live);
         const onProgress = (item) => renderLive(live, item);
         const payload = { page, lab: lesson, pieces: storage.pieces(), code: view.state.doc.toString() };
-        const result = await runtime.request(REQUEST.RUN, payload, { onProgress });
+        const result = await runtime.run(payload, onProgress);
         output.replaceChildren();
         await renderOutputs(output, result.outputs);
         if (result.error) showError(output, result.error, { lesson, loadFinished });
         status.textContent = result.error ? "" : `done in ${Math.round(performance.now() - started)} ms`;
         holder.dataset.state = result.error ? "error" : "done";
       } catch (error) {
-        const restarted = error instanceof RuntimeRestarted;
+        const restarted = runtime.wasRestarted(error);
         output.append(el("p", { class: "ember-error", text: restarted ? `${error.message}. Your code is safe; run the cell again.` : String(error.message || error) }));
         status.textContent = "";
         holder.dataset.state = restarted ? "restarted" : "error";

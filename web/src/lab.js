@@ -3,8 +3,6 @@
 import { focusGap, labEditor, replaceText, scrollToGap } from "./editor.js";
 import { bodies } from "./gaps.js";
 import { el } from "./render.js";
-import { REQUEST } from "./protocol.js";
-import { RuntimeRestarted } from "./runtime.js";
 import * as storage from "./storage.js";
 
 export class Lab {
@@ -98,7 +96,7 @@ export class Lab {
 
   async showEditors() {
     try {
-      const sources = await this.runtime.request(REQUEST.MODULE, { lab: this.lesson.id, pieces: storage.pieces() });
+      const sources = await this.runtime.module({ lab: this.lesson.id, pieces: storage.pieces() });
       this.status.textContent = "";
       for (const file of this.files) {
         if (this.editors[file]) {
@@ -121,7 +119,7 @@ export class Lab {
       }
       this.holder.dataset.ready = "true";
     } catch (error) {
-      if (error instanceof RuntimeRestarted) return this.showEditors();
+      if (this.runtime.wasRestarted(error)) return this.showEditors();
       this.status.textContent = `Could not build your module: ${error.message || error}`;
     }
   }
@@ -142,12 +140,12 @@ export class Lab {
     this.problem.hidden = true;
     for (const item of this.claimList.children) item.dataset.state = "running";
     try {
-      const report = await this.runtime.request(REQUEST.CHECK, { lab: this.lesson.id, pieces: storage.pieces() });
+      const report = await this.runtime.check({ lab: this.lesson.id, pieces: storage.pieces() });
       this.showReport(report);
     } catch (error) {
       for (const item of this.claimList.children) item.dataset.state = "idle";
       this.problem.hidden = false;
-      this.problem.textContent = error instanceof RuntimeRestarted
+      this.problem.textContent = this.runtime.wasRestarted(error)
         ? `${error.message}. Your code is safe: fix the loop and run the checks again.` : String(error.message || error);
     } finally {
       this.runButton.disabled = false;
@@ -222,7 +220,7 @@ export class Lab {
   }
 
   async download() {
-    const sources = await this.runtime.request(REQUEST.MODULE, { lab: this.lesson.id, pieces: storage.pieces() });
+    const sources = await this.runtime.module({ lab: this.lesson.id, pieces: storage.pieces() });
     const link = el("a", { href: URL.createObjectURL(new Blob([sources["scalar.py"]], { type: "text/x-python" })), download: "scalar.py" });
     document.body.append(link);
     link.click();

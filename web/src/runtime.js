@@ -96,6 +96,26 @@ export class Runtime extends EventTarget {
     return this.send(type, payload, onProgress);
   }
 
+  /** Run an example cell: payload { page, lab, pieces, code }; onProgress gets items drawn while it runs. */
+  run(payload, onProgress = null) {
+    return this.request(REQUEST.RUN, payload, { onProgress });
+  }
+
+  /** Run a lesson's checks: payload { lab, pieces }. */
+  check(payload) {
+    return this.request(REQUEST.CHECK, payload);
+  }
+
+  /** The learner's files as a lab starts: payload { lab, pieces }. */
+  module(payload) {
+    return this.request(REQUEST.MODULE, payload);
+  }
+
+  /** True when a request failed because Python was restarted under it (the learner's code is safe). */
+  wasRestarted(error) {
+    return error instanceof RuntimeRestarted;
+  }
+
   /** Stop whatever runs: interrupt it if possible, otherwise (or if that fails) restart Python. */
   async stop() {
     if (!this.hasWork()) return "idle";

@@ -1,0 +1,109 @@
+// The page's interactive parts: questions, the home page's progress, cells and the lab. Loaded by
+// main.js once per visit; with instant navigation it mounts each new page on the same runtime.
+import { mountQuestions } from "./questions.js";
+import { el } from "./render.js";
+import * as storage from "./storage.js";
+
+const here = new URL(".", import.meta.url); // .../assets/gen/
+const siteRoot = new URL("../../", here).href;
+let runtime = null;
+let course = null;
+
+async function loadCourse() {
+  if (!course) course = await (await fetch(new URL("course.json", here))).json();
+  return course;
+}
+
+/** A small indicator of Python's state, in the page header. */
+function statusBadge() {
+  let badge = document.getElementById("ember-python");
+  if (!badge) {
+    badge = el("span", { id: "ember-python", class: "ember-python", role: "status", "data-state": "off" });
+    (document.querySelector(".md-header__inner") || document.body).append(badge);
+  }
+  return badge;
+}
+
+const STATE_TEXT = { off: "", starting: "Python: starting…", ready: "Python: ready", running: "Python: running…", failed: "Python: failed to start" };
+
+function showState(state) {
+  const badge = statusBadge();
+  badge.dataset.state = state;
+  badge.textContent = STATE_TEXT[state] ?? "";
+  document.documentElement.dataset.python = state;
+}
+
+function watchRuntime() {
+  showState(runtime.state);
+  runtime.addEventListener("state", ({ detail }) => showState(detail.state));
+  runtime.addEventListener("restarted", ({ detail }) => {
+    const note = el("div", { class: "ember-toast", role: "alert", text: `${detail.reason}. Your code is safe and loads again automatically.` });
+    document.body.append(note);
+    setTimeout(() => note.remove(), 6000);
+  });
+}
+
+function explainFileUrl(root) {
+  root.prepend(el("div", { class: "admonition warning ember-file-warning" },
+    el("p", { class: "admonition-title", text: "This page needs a web server" }),
+    el("p", { text: "Browsers do not run Python workers for pages opened straight from disk (file://). Serve the site folder instead, for example with: python3 -m http.server --bind 127.0.0.1 8000 --directory site — then open http://127.0.0.1:8000/." })));
+}
+
+function mountHome(root, data) {
+  const holder = root.querySelector(".ember-home");
+  if (!holder) return;
+  const progress = storage.progress();
+  const list = el("ol", { class: "ember-lessons", start: "7" });
+  for (const id of data.order) {
+    const lesson = data.lessons[id];
+    const state = progress[id]?.done ? "done" : progress[id] ? "started" : "new";
+    const word = { done: "all checks pass", started: progress[id]?.total ? `${progress[id].passed} of ${progress[id].total} checks pass` : "started", new: "not started" }[state];
+    const title = lesson.url ? el("a", { href: siteRoot + lesson.url }, lesson.title) : el("span", { text: `${lesson.title} (in preparation)` });
+    list.append(el("li", { "data-lesson": id, "data-state": state }, title, el("span", { class: "ember-progress", text: ` — ${word}` }),
+      el("div", { class: "ember-lesson-question", text: lesson.question })));
+  }
+  const last = storage.lastLesson();
+  const resume = last && data.lessons[last]?.url
+    ? el("p", {}, el("a", { class: "md-button md-button--primary", href: siteRoot + data.lessons[last].url }, `Continue where you left off: ${data.lessons[last].title}`))
+    : null;
+  const reset = el("button", {
+    class: "md-button", type: "button",
+    onclick: () => { if (confirm("Forget all your code, answers and progress in this browser?")) { storage.resetAll(); location.reload(); } },
+  }, "Reset all my progress");
+  holder.replaceChildren(...[resume, list, reset].filter(Boolean));
+}
+
+async function mountPage() {
+  const root = document.querySelector("article") || document.body;
+  const page = root.querySelector(".ember-page");
+  if (page && location.protocol !== "file:") runtime.start(); // boot Python first: everything else can wait
+  const data = await loadCourse();
+  mountQuestions(root, data);
+  mountHome(root, data);
+  if (!page) return;
+  if (location.protocol === "file:") return explainFileUrl(root);
+  const lesson = page.dataset.lesson;
+  storage.visit(lesson);
+  const [{ mountCells }, { Lab }] = await Promise.all([import("./cells.js"), import("./lab.js")]); // the editor's code
+  let lab = null;
+  root.querySelectorAll(".ember-lab").forEach((holder) => { lab = new Lab(holder, { course: data, runtime, siteRoot }); });
+  const loadFinished = () => (lab ? lab.loadFinished(false) : loadEarlierPieces(data, lesson));
+  mountCells(root, { runtime, lesson, page: location.pathname, loadFinished });
+}
+
+/** Without a lab on the page: fill earlier gaps the learner never wrote with finished pieces. */
+function loadEarlierPieces(data, lesson) {
+  const stored = storage.pieces();
+  const number = data.lessons[lesson].number;
+  const changes = {};
+  for (const gap of Object.values(data.gaps)) if (gap.number < number && !(gap.id in stored)) changes[gap.id] = gap.finished;
+  storage.savePieces(changes, data.version);
+}
+
+/** Mount every page of the visit (the theme's document$ replays the current one) on this runtime. */
+export function start(sharedRuntime) {
+  runtime = sharedRuntime;
+  watchRuntime();
+  if (window.document$) window.document$.subscribe(() => mountPage());
+  else mountPage();
+}
