@@ -142,3 +142,11 @@ def test_tests_lists_claims_and_diff_shows_the_difference(tmp_path: Path) -> Non
     shown = run("diff", "L10", cwd=tmp_path)
     assert shown.returncode == 0
     assert "-    raise NotImplementedError" in shown.stdout and "+    self.grad = 1.0" in shown.stdout
+
+
+def test_lesson_12_without_nn_beside_the_file_says_what_is_missing(tmp_path: Path) -> None:
+    alone = tmp_path / "scalar.py"
+    alone.write_text((REFERENCE_DIR / "scalar.py").read_text())
+    done = run("check", "L12", "--file", str(alone), cwd=tmp_path)
+    assert done.returncode == 1
+    assert "This check needs ember/nn.py beside your scalar.py." in done.stdout
