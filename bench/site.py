@@ -200,8 +200,8 @@ WORKER_FILES = (  # (label, part of the URL, "start" or "end"); the earliest mat
     ("worker: manifest.json loaded", "/manifest.json", "end"),
     ("worker: pyodide.asm.wasm loaded", "/pyodide.asm.wasm", "end"),
     ("worker: python_stdlib.zip loaded", "/python_stdlib.zip", "end"),
-    ("worker: first wheel asked for (loadPyodide done)", "/wheels/", "start"),
-    ("worker: course zip asked for (wheels loaded)", "/py/course-", "start"),
+    ("worker: first wheel asked for", "/wheels/", "start"),
+    ("worker: course zip asked for", "/py/course-", "start"),
 )
 
 

@@ -84,7 +84,10 @@ async function mountPage() {
   if (location.protocol === "file:") return explainFileUrl(root);
   const lesson = page.dataset.lesson;
   storage.visit(lesson);
-  const [{ mountCells }, { Lab }] = await Promise.all([import("./cells.js"), import("./lab.js")]); // the editor's code
+  // The editors wait for Python: they would only compete with its start for the two cores a laptop
+  // may have, and nothing can run before it is up. Until then the cells show their code as text.
+  await runtime.start().catch(() => null);
+  const [{ mountCells }, { Lab }] = await Promise.all([import("./cells.js"), import("./lab.js")]);
   let lab = null;
   root.querySelectorAll(".ember-lab").forEach((holder) => { lab = new Lab(holder, { course: data, runtime, siteRoot }); });
   const loadFinished = () => (lab ? lab.loadFinished(false) : loadEarlierPieces(data, lesson));

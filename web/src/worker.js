@@ -8,17 +8,22 @@ const base = new URL("./", import.meta.url);
 let pyodide = null;
 let session = null;
 
-/** Boot Pyodide, load the wheels, unpack the course's Python and open a Session. */
+/** Boot Pyodide, install the wheels, unpack the course's Python and open a Session. */
 async function boot({ interruptBuffer }) {
   const started = performance.now();
-  // The manifest and the course's Python download while Pyodide starts.
+  const phases = {};
+  const mark = (name) => (phases[name] = Math.round(performance.now() - started));
+  // The manifest, the wheels and the course's Python download while Pyodide starts.
   const manifest = fetch(new URL("manifest.json", base)).then((response) => response.json());
-  const archive = manifest.then(({ bundle }) => fetch(new URL(bundle, base))).then((response) => response.arrayBuffer());
+  const download = (path) => fetch(new URL(path, base)).then((response) => response.arrayBuffer());
+  const wheels = manifest.then(({ wheels: names }) => Promise.all(names.map((name) => download(`wheels/${name}`))));
+  const archive = manifest.then(({ bundle }) => download(bundle));
   pyodide = await loadPyodide({ indexURL: new URL("pyodide/", base).href });
+  mark("pyodide");
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-  const { wheels, version } = await manifest;
-  await pyodide.loadPackage(wheels.map((name) => new URL(`wheels/${name}`, base).href), { messageCallback: () => {} });
+  for (const wheel of await wheels) pyodide.unpackArchive(wheel, "wheel"); // into site-packages
   pyodide.unpackArchive(await archive, "zip", { extractDir: "/home/pyodide/course" });
+  mark("files");
   pyodide.runPython(`
 import sys
 sys.path.insert(0, "/home/pyodide/course")
@@ -26,7 +31,9 @@ from labs.session import Session
 _ember_session = Session("/home/pyodide/learner")
 `);
   session = pyodide.globals.get("_ember_session");
-  return { seconds: (performance.now() - started) / 1000, version, python: pyodide.version };
+  mark("session");
+  const { version } = await manifest;
+  return { seconds: (performance.now() - started) / 1000, phases, version, python: pyodide.version };
 }
 
 /** Hand a request to the Python session: JSON in, JSON out; live items go to the page at once. */
