@@ -43,12 +43,6 @@ function watchRuntime() {
   });
 }
 
-function explainFileUrl(root) {
-  root.prepend(el("div", { class: "admonition warning ember-file-warning" },
-    el("p", { class: "admonition-title", text: "This page needs a web server" }),
-    el("p", { text: "Browsers do not run Python workers for pages opened straight from disk (file://). Serve the site folder instead, for example with: python3 -m http.server --bind 127.0.0.1 8000 --directory site — then open http://127.0.0.1:8000/." })));
-}
-
 function mountHome(root, data) {
   const holder = root.querySelector(".ember-home");
   if (!holder) return;
@@ -81,7 +75,7 @@ async function mountPage() {
   mountQuestions(root, data);
   mountHome(root, data);
   if (!page) return;
-  if (location.protocol === "file:") return explainFileUrl(root);
+  if (location.protocol === "file:") return; // assets/file-warning.js explains how to serve the site
   const lesson = page.dataset.lesson;
   storage.visit(lesson);
   // The editors wait for Python: they would only compete with its start for the two cores a laptop
