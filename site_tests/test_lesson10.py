@@ -7,6 +7,7 @@ import time
 from playwright.sync_api import Page, expect
 
 from labs.course import load_course
+from labs.pipeline import check_lesson
 
 from .conftest import LESSON_10
 from .learner import (
@@ -243,3 +244,31 @@ def test_pieces_saved_under_an_older_course_version_still_load(page: Page, base_
     page.reload()
     wait_for_lab(page)
     expect(page.locator(".ember-lab .cm-content")).to_contain_text("# from last term")
+
+
+def test_a_gap_can_be_reset_and_the_reset_undone(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    type_into_gap(page, "L10.backward", BREADTH_FIRST)
+    assert "queue.pop(0)" in (stored_piece(page, "L10.backward") or "")
+    lab = page.locator(".ember-lab")
+    page.locator('.ember-gap[data-gap="L10.backward"]').get_by_role("button", name="Reset this gap").click()
+    expect(lab.locator(".ember-notice")).to_contain_text("holds its starting code again")
+    expect(lab.locator(".cm-content")).to_contain_text("raise NotImplementedError")
+    assert stored_piece(page, "L10.backward") is None
+    lab.get_by_role("button", name="Undo").click()
+    expect(lab.locator(".cm-content")).to_contain_text("queue = [self]")
+    assert "queue.pop(0)" in (stored_piece(page, "L10.backward") or "")
+
+
+def test_the_learner_downloads_their_module(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    load_finished_pieces(page)
+    type_into_gap(page, "L10.backward", FINISHED_BACKWARD)
+    with page.expect_download() as download:
+        page.locator(".ember-lab").get_by_role("button", name="Download my ember/scalar.py").click()
+    assert download.value.suggested_filename == "scalar.py"
+    text = download.value.path().read_text(encoding="utf-8")
+    assert "# --- gap L10.backward ---" in text and "stack: list[tuple[Value, bool]]" in text
+    assert check_lesson("L10", {"scalar.py": text}).passed

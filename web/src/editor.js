@@ -3,7 +3,7 @@
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { HighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/language";
-import { EditorState, RangeSetBuilder, StateField } from "@codemirror/state";
+import { Annotation, EditorState, RangeSetBuilder, StateField } from "@codemirror/state";
 import { Decoration, EditorView, keymap, lineNumbers } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
 
@@ -103,15 +103,21 @@ export function labEditor(parent, code, { gapIds, onChange, onRun, label }) {
         decorations,
         onlyInGaps,
         EditorView.contentAttributes.of({ "aria-label": label }),
-        EditorView.updateListener.of((update) => update.docChanged && onChange(update.state.doc.toString())),
+        EditorView.updateListener.of((update) => {
+          const typed = update.transactions.some((tr) => tr.docChanged && !tr.annotation(rebuilt));
+          if (typed) onChange(update.state.doc.toString());
+        }),
       ],
     }),
   });
 }
 
+/** Marks a change that rebuilt the module: it is not the learner's typing, so it is not saved. */
+const rebuilt = Annotation.define();
+
 /** Replace an editor's whole text (used when the module is rebuilt), bypassing the gap filter. */
 export function replaceText(view, text) {
-  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, filter: false });
+  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, filter: false, annotations: rebuilt.of(true) });
 }
 
 /** Move the cursor to the first line of a gap and scroll it into view. */
