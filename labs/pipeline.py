@@ -99,25 +99,21 @@ def learner_place(exc: BaseException, files: list[LearnerFile]) -> dict | None:
     return place
 
 
-def describe_error(exc: BaseException, files: list[LearnerFile]) -> tuple[str, str]:
-    """A short learner-facing (reason, message) for an exception raised by the learner's code."""
+def describe_error(exc: BaseException, files: list[LearnerFile]) -> tuple[str, str, dict | None]:
+    """A short learner-facing (reason, message) for an exception raised by the learner's code, and its place."""
     place = learner_place(exc, files)
     at = f" (at {describe_place(place)})" if place else ""
     if isinstance(exc, TimeLimitExceeded):
-        return "timeout", f"Stopped{at}: it was {exc}. Is there a loop that never ends?"
+        return "timeout", f"Stopped{at}: it was {exc}. Is there a loop that never ends?", place
     if isinstance(exc, NotImplementedError):
         text = str(exc)
         if place and place["gap"] and text.startswith(f"{place['gap']}: "):
             text = text[len(place["gap"]) + 2:]  # the starter's hint repeats the gap's id
-        return "error", f"Not written yet{at}: {text}"
+        return "error", f"Not written yet{at}: {text}", place
     if isinstance(exc, RecursionError):
-        return "error", f"RecursionError{at}: the code called itself deeper than Python allows."
+        return "error", f"RecursionError{at}: the code called itself deeper than Python allows.", place
     text = str(exc)
-    return "error", f"{type(exc).__name__}{at}" + (f": {text}" if text else "")
-
-
-def _all_fail(lesson: Lesson, reason: str, message: str) -> list[ClaimResult]:
-    return [ClaimResult(claim.key, claim.name, False, message, reason) for claim in lesson.claims]
+    return "error", f"{type(exc).__name__}{at}" + (f": {text}" if text else ""), place
 
 
 def _install(files: list[LearnerFile]) -> Iterator[Env]:
@@ -180,7 +176,7 @@ def run_claim(claim: Claim, env: Env, course: Course, files: list[LearnerFile]) 
     except Fail as failure:
         return ClaimResult(claim.key, claim.name, False, claim.message(failure.key, failure.values), failure.key)
     except Exception as exc:
-        reason, message = describe_error(exc, files)
+        reason, message, _ = describe_error(exc, files)
         return ClaimResult(claim.key, claim.name, False, message, reason)
     return ClaimResult(claim.key, claim.name, True, "", "pass")
 
@@ -215,9 +211,8 @@ def check_lesson(
         with time_limit(IMPORT_SECONDS, frozenset(item.path for item in files)):
             env = next(loader)
     except Exception as exc:
-        _, text = describe_error(exc, files)
+        _, text, place = describe_error(exc, files)
         message = f"Importing your module failed: {text}"
-        place = learner_place(exc, files)
         return Report(lesson.id, _merge(lesson, blocked, "import", message), message, place)
     try:
         results: list[ClaimResult] = []

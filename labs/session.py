@@ -19,7 +19,7 @@ from typing import Any
 from .course import Course, load_course
 from .display import Display
 from .learner import module_sources
-from .pipeline import LearnerFile, check_lesson, describe_error, learner_place
+from .pipeline import LearnerFile, check_lesson, describe_error
 
 CELL_FILE = "<cell>"
 Output = dict[str, Any]
@@ -138,14 +138,13 @@ class Session:
         return json.dumps({"outputs": outputs.items, "error": error})
 
     def _cell_error(self, exc: BaseException) -> Output:
-        _, message = describe_error(exc, self.learner_files())
+        _, message, place = describe_error(exc, self.learner_files())
         cell_lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == CELL_FILE]
         line = cell_lines[-1] if cell_lines else None
         if line and "(at " in message:
             message += f" Reached from line {line} of this cell."
         elif line:
             message += f" (line {line} of this cell)"
-        place = learner_place(exc, self.learner_files())
         return {"message": message, "line": line, "needs_piece": message.startswith("Not written yet"),
                 "gap": place["gap"] if place else None}
 
