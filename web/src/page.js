@@ -84,17 +84,8 @@ async function mountPage() {
   const [{ mountCells }, { Lab }] = await Promise.all([import("./cells.js"), import("./lab.js")]);
   let lab = null;
   root.querySelectorAll(".ember-lab").forEach((holder) => { lab = new Lab(holder, { course: data, runtime, siteRoot }); });
-  const loadFinished = () => (lab ? lab.loadFinished(false) : loadEarlierPieces(data, lesson));
+  const loadFinished = lab ? () => lab.loadFinished(false) : null; // every lesson page has its lab
   mountCells(root, { runtime, lesson, page: location.pathname, loadFinished });
-}
-
-/** Without a lab on the page: fill earlier gaps the learner never wrote with finished pieces. */
-function loadEarlierPieces(data, lesson) {
-  const stored = storage.pieces();
-  const number = data.lessons[lesson].number;
-  const changes = {};
-  for (const gap of Object.values(data.gaps)) if (gap.number < number && !(gap.id in stored)) changes[gap.id] = gap.finished;
-  storage.savePieces(changes, data.version);
 }
 
 /** Mount every page of the visit (the theme's document$ replays the current one) on this runtime. */

@@ -35,15 +35,7 @@ export function pieces() {
   return result;
 }
 
-/** Save (or, with code null, forget) the learner's piece for one gap. */
-export function savePiece(gap, code, version) {
-  update((state) => {
-    if (code === null) delete state.pieces[gap];
-    else state.pieces[gap] = { code, version, saved: Date.now() };
-  });
-}
-
-/** Replace several pieces at once ({gap: code or null}). */
+/** Save the learner's pieces ({gap: code}); null for a gap forgets its piece. */
 export function savePieces(changes, version) {
   update((state) => {
     for (const [gap, code] of Object.entries(changes)) {
