@@ -3,7 +3,5 @@
 set -euo pipefail
 if [ ! -x /usr/bin/chromium ]; then
   echo "== installing Chromium from Debian's packages"
-  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
+  bash "$(dirname "$0")/apt-install.sh" chromium fonts-dejavu-core
 fi

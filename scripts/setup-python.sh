@@ -4,9 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v dot >/dev/null 2>&1; then
   echo "== installing Graphviz (dot) from Debian's packages"
-  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq graphviz >/dev/null
+  bash scripts/apt-install.sh graphviz
 fi
 if [ ! -x .venv/bin/python ]; then
   echo "== creating .venv"
