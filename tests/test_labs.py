@@ -239,6 +239,16 @@ def test_an_endless_loop_is_stopped_by_the_time_limit() -> None:
     report = check_lesson("L10", with_backward("def backward(self) -> None:\n    while True:\n        pass\n"))
     assert all(r.reason == "timeout" for r in report.results)
     assert "Is there a loop that never ends?" in report.results[0].message
+    assert {r.message for r in report.results[1:]} == {"Not run: the check before it had to be stopped."}
+
+
+def test_endless_recursion_gets_a_short_message_with_its_place() -> None:
+    report = check_lesson("L10", with_backward("def backward(self) -> None:\n    self.backward()\n"))
+    seed = report.results[0]
+    assert seed.reason == "error"
+    assert seed.message == (
+        "RecursionError (at line 2 of gap L10.backward): the code called itself deeper than Python allows."
+    )
 
 
 def test_a_file_without_markers_is_checked_too() -> None:
