@@ -10,8 +10,8 @@ from pathlib import Path
 
 from .course import REFERENCE_DIR, Course, CourseError, Lesson, load_course
 from .gaps import GapSyntaxError, find_gaps
-from .learner import module_sources, read_pieces
-from .pipeline import Report, check_lesson
+from .learner import Work, earlier_finished, module_sources, read_pieces
+from .pipeline import LOAD_HINT_CLI, Report, check_lesson
 
 WORKING_COPY = Path("ember") / "scalar.py"
 
@@ -73,7 +73,10 @@ def start(course: Course, lab: str, folder: Path, finished_earlier: bool) -> int
     init = target / "__init__.py"
     if not init.exists():
         init.write_text('"""My ember: reverse-mode automatic differentiation on single numbers."""\n', encoding="utf-8")
-    for name, source in module_sources(course, lesson.id, pieces, finished_earlier).items():
+    filled: dict[str, str] = {}
+    if finished_earlier:
+        filled = earlier_finished(course, lesson.id, Work(pieces)).missing
+    for name, source in module_sources(course, lesson.id, pieces | filled).items():
         path = target / name
         if path.exists():
             _back_up_if_losing(course, path, source)
@@ -83,8 +86,8 @@ def start(course: Course, lab: str, folder: Path, finished_earlier: bool) -> int
     print(f"Your gaps in this lab: {', '.join(lesson.gaps)}.")
     if kept:
         print(f"Kept {len(kept)} of your pieces from earlier lessons.")
-    if finished_earlier:
-        print("Earlier gaps you had not written now hold the finished pieces.")
+    if filled:
+        print(f"{len(filled)} earlier gaps you had not written now hold the finished pieces.")
     print(f"When you are ready: python -m labs check {lesson.id}")
     return 0
 
@@ -92,11 +95,11 @@ def start(course: Course, lab: str, folder: Path, finished_earlier: bool) -> int
 def _print_report(report: Report, lesson: Lesson) -> None:
     print(f"{lesson.id} · {lesson.title}")
     if report.problem:
-        print(f"  {report.problem}")
+        print(f"  {report.problem.message}")
     for result in report.results:
         mark = "pass" if result.passed else "FAIL"
         print(f"  [{mark}] {result.name}")
-        if not result.passed and result.message != report.problem:
+        if not result.passed and (report.problem is None or result.message != report.problem.message):
             print(f"         {result.message}")
     passed = sum(result.passed for result in report.results)
     print(f"  {passed} of {len(report.results)} claims hold.")
@@ -113,7 +116,7 @@ def check(course: Course, which: str, path: Path) -> int:
         paths["nn.py"] = str(beside)
     verdict = 0
     for lesson in lessons:
-        report = check_lesson(lesson.id, sources, paths, course=course)
+        report = check_lesson(lesson.id, sources, paths, course=course, load_hint=LOAD_HINT_CLI)
         _print_report(report, lesson)
         verdict |= 0 if report.passed else 1
     return verdict

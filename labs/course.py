@@ -62,6 +62,7 @@ class Region:
 
     file: str
     stages: tuple[GapSpec, ...]
+    indent: str = ""  # the indentation of its markers in the finished module
 
     @property
     def starter(self) -> str:
@@ -74,24 +75,6 @@ class Region:
     def final_id(self) -> str:
         """The id of the region's last stage, as the finished module's marker shows it."""
         return self.stages[-1].id
-
-    def content_at(self, lab: int, pieces: dict[str, str], finished_earlier: bool) -> tuple[str, str]:
-        """The (gap id, body) this region shows as lab ``lab`` starts.
-
-        The learner's own piece of the latest stage reached wins; a stage the
-        learner never wrote keeps what came before it, or, for a stage of an
-        earlier lesson and ``finished_earlier``, the finished piece.
-        """
-        reached = [stage for stage in self.stages if stage.number <= lab]
-        if not reached:
-            return self.stages[0].id, self.starter
-        body = self.starter
-        for stage in reached:
-            if stage.id in pieces:
-                body = pieces[stage.id]
-            elif finished_earlier and stage.number < lab:
-                body = stage.finished
-        return reached[-1].id, body
 
 
 @dataclass(frozen=True)
@@ -270,21 +253,21 @@ def _read_questions(lesson_id: str, table: dict) -> list[Question]:
     return questions
 
 
-def _reference_gaps(reference_dir: Path) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
-    """The finished sources, and each marker id found there -> (file, body)."""
+def _reference_gaps(reference_dir: Path) -> tuple[dict[str, str], dict[str, tuple[str, str, str]]]:
+    """The finished sources, and each marker id found there -> (file, body, indent)."""
     reference: dict[str, str] = {}
-    found: dict[str, tuple[str, str]] = {}
+    found: dict[str, tuple[str, str, str]] = {}
     for name in MODULE_FILES:
         source = (reference_dir / name).read_text(encoding="utf-8")
         reference[name] = source
         for gap in find_gaps(source):
             if gap.id in found:
                 raise CourseError(f"gap {gap.id} is marked in both {found[gap.id][0]} and {name}")
-            found[gap.id] = (name, gap.body)
+            found[gap.id] = (name, gap.body, gap.indent)
     return reference, found
 
 
-def _build_regions(raw_specs: dict[str, dict], found: dict[str, tuple[str, str]]) -> tuple[dict, dict]:
+def _build_regions(raw_specs: dict[str, dict], found: dict[str, tuple[str, str, str]]) -> tuple[dict, dict]:
     """Chain stages through 'reopens' into regions anchored at the finished module's markers."""
     reopened_by: dict[str, str] = {}
     for spec in raw_specs.values():
@@ -299,7 +282,7 @@ def _build_regions(raw_specs: dict[str, dict], found: dict[str, tuple[str, str]]
             reopened_by[earlier] = spec["id"]
     gaps: dict[str, GapSpec] = {}
     regions: dict[str, Region] = {}
-    for marker_id, (file_name, finished_body) in found.items():
+    for marker_id, (file_name, finished_body, indent) in found.items():
         if marker_id not in raw_specs:
             raise CourseError(f"{file_name} marks gap {marker_id}, which no lesson defines")
         if marker_id in reopened_by:
@@ -321,7 +304,7 @@ def _build_regions(raw_specs: dict[str, dict], found: dict[str, tuple[str, str]]
             )
             stages.append(stage)
             gaps[stage_id] = stage
-        region = Region(file_name, tuple(stages))
+        region = Region(file_name, tuple(stages), indent)
         for stage in stages:
             regions[stage.id] = region
     missing = sorted(set(raw_specs) - set(gaps))

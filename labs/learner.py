@@ -1,30 +1,148 @@
-"""The learner's modules: build them as a lab starts, and read the pieces back out."""
+"""The learner's modules: build them as a lab starts, read the pieces back out, fill earlier gaps.
+
+A learner's work on a gap comes in one of two forms:
+
+- a *piece*: a body as the course stores bodies (dedented), e.g. read from a
+  file on the command line, or a finished piece;
+- an *exact text*: the lines between the markers verbatim, as typed in the
+  page's editor, tabs and all. It goes back into the module byte for byte.
+"""
 
 from __future__ import annotations
 
-from .course import Course, CourseError
-from .gaps import fill_gaps, find_gaps, same_piece
+from dataclasses import dataclass, field
 
-Pieces = dict[str, str]  # gap id -> the learner's body for that gap
+from .course import Course, CourseError, Region
+from .gaps import Fill, Gap, fill, find_gaps, indented, marker_lines, same_piece
+from .problems import Place, Problem
+
+Pieces = dict[str, str]  # gap id -> the learner's code for that gap
 
 
-def module_sources(course: Course, lab: str, pieces: Pieces, finished_earlier: bool = False) -> dict[str, str]:
-    """Every module file (name -> source) as lab ``lab`` starts.
+@dataclass(frozen=True)
+class Module:
+    """One built learner file: its source and where each of its gaps lies."""
 
-    Gaps of earlier lessons hold the learner's pieces (or, with
-    ``finished_earlier``, the finished ones where the learner wrote none); this
-    lesson's gaps hold the learner's work so far or their starters; later gaps
+    name: str  # 'scalar.py'
+    source: str
+    gaps: tuple[Gap, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        """Plain data for the page."""
+        return {"name": self.name, "source": self.source, "gaps": [gap.to_dict() for gap in self.gaps]}
+
+
+@dataclass(frozen=True)
+class Work:
+    """Everything the learner has written: pieces (dedented bodies) and exact texts (verbatim)."""
+
+    pieces: Pieces = field(default_factory=dict)
+    exact: Pieces = field(default_factory=dict)
+
+    def written(self, gap_id: str) -> bool:
+        """True when the learner has code of their own for this gap."""
+        return gap_id in self.exact or gap_id in self.pieces
+
+    def with_pieces(self, more: Pieces) -> Work:
+        """This work with more pieces added (they win over earlier entries for the same gaps)."""
+        exact = {gap_id: text for gap_id, text in self.exact.items() if gap_id not in more}
+        return Work({**self.pieces, **more}, exact)
+
+
+def _region_fill(region: Region, lab: int, work: Work) -> Fill:
+    """What a region holds as lab ``lab`` starts: the learner's latest stage reached, else its start."""
+    reached = [stage for stage in region.stages if stage.number <= lab]
+    if not reached:
+        return Fill(region.stages[0].id, region.starter)
+    marker = reached[-1].id
+    current = Fill(marker, region.starter)
+    for stage in reached:
+        if stage.id in work.exact:
+            current = Fill(marker, work.exact[stage.id], exact=True)
+        elif stage.id in work.pieces:
+            current = Fill(marker, work.pieces[stage.id])
+    return current
+
+
+def build_modules(course: Course, lab: str, work: Work) -> dict[str, Module]:
+    """Every learner file as lab ``lab`` starts with this work.
+
+    Gaps of earlier lessons and this one hold the learner's code, or what came
+    before it (a starter, or the learner's code of an earlier stage); later gaps
     hold their starters.
     """
     number = course.lesson(lab).number
-    sources = {}
-    for file_name, reference in course.reference.items():
-        bodies = {}
-        for gap in find_gaps(reference):
-            region = course.regions[gap.id]
-            bodies[gap.id] = region.content_at(number, pieces, finished_earlier)
-        sources[file_name] = fill_gaps(reference, bodies)
-    return sources
+    modules = {}
+    for name, reference in course.reference.items():
+        fills = {gap.id: _region_fill(course.regions[gap.id], number, work) for gap in find_gaps(reference)}
+        filled = fill(reference, fills)
+        modules[name] = Module(name, filled.source, tuple(filled.gaps))
+    return modules
+
+
+def module_sources(course: Course, lab: str, pieces: Pieces, finished_earlier: bool = False) -> dict[str, str]:
+    """Every module file (name -> source) as lab ``lab`` starts with these pieces.
+
+    With ``finished_earlier``, earlier gaps the learner never wrote hold the finished pieces.
+    """
+    work = Work(pieces)
+    if finished_earlier:
+        work = work.with_pieces(earlier_finished(course, lab, work).missing)
+    return {name: module.source for name, module in build_modules(course, lab, work).items()}
+
+
+@dataclass(frozen=True)
+class EarlierPieces:
+    """The finished pieces for a lab's earlier gaps: those the learner never wrote, and ids of their own."""
+
+    missing: Pieces  # gap id -> finished piece, for earlier gaps the learner left out
+    own: tuple[str, ...]  # earlier gaps where the learner's code differs from the finished piece
+
+    def changes(self, course: Course, replace_own: bool = False) -> Pieces:
+        """The pieces to load: the missing ones, or with ``replace_own`` the learner's own too."""
+        if not replace_own:
+            return dict(self.missing)
+        return {gap_id: course.gaps[gap_id].finished for gap_id in self.own}
+
+
+def earlier_finished(course: Course, lab: str, work: Work) -> EarlierPieces:
+    """The one rule for 'fill the earlier gaps with finished pieces', for the page, the CLI and the tests.
+
+    Every gap of a lesson before ``lab`` that the learner has not written gets
+    its finished piece; gaps the learner wrote are kept and listed when their
+    code differs from the finished piece.
+    """
+    number = course.lesson(lab).number
+    missing: Pieces = {}
+    own: list[str] = []
+    for gap_id, gap in course.gaps.items():
+        if gap.number >= number:
+            continue
+        if not work.written(gap_id):
+            missing[gap_id] = gap.finished
+        elif not same_piece(work.exact.get(gap_id, work.pieces.get(gap_id, "")), gap.finished):
+            own.append(gap_id)
+    return EarlierPieces(missing, tuple(own))
+
+
+def exact_texts(course: Course, pieces: Pieces) -> Pieces:
+    """Pieces (dedented bodies) as the exact texts they become in their gaps."""
+    return {gap_id: indented(body, course.regions[gap_id].indent) for gap_id, body in pieces.items()}
+
+
+def marker_problem(course: Course, lab: str, work: Work) -> Problem | None:
+    """A problem when an exact text of a gap this lab uses holds a line that looks like a gap marker."""
+    number = course.lesson(lab).number
+    for gap_id, text in work.exact.items():
+        if gap_id not in course.gaps or course.gaps[gap_id].number > number:
+            continue
+        lines = marker_lines(text)
+        if lines:
+            file = f"ember/{course.gaps[gap_id].file}"
+            message = (f"Line {lines[0]} of gap {gap_id} looks like a gap marker. The markers belong to the course "
+                       "and a gap cannot hold one: change that line or delete it. Nothing of your code was dropped.")
+            return Problem("marker", message, gap_id, Place(file, 0, gap_id, lines[0]))
+    return None
 
 
 def read_pieces(course: Course, source: str) -> Pieces:
@@ -43,9 +161,9 @@ def finished_pieces(course: Course, up_to: int) -> Pieces:
     return {gap_id: gap.finished for gap_id, gap in course.gaps.items() if gap.number <= up_to}
 
 
-def starter_gaps(course: Course, source: str) -> set[str]:
-    """Ids of the gaps in ``source`` that still hold their region's starter."""
+def starter_gaps(course: Course, gaps: list[Gap] | tuple[Gap, ...]) -> set[str]:
+    """Ids of the gaps that still hold their region's starter."""
     return {
-        gap.id for gap in find_gaps(source)
+        gap.id for gap in gaps
         if gap.id in course.regions and same_piece(gap.body, course.regions[gap.id].starter)
     }

@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import itertools
 import sys
-import traceback
 import types
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 from .claimkit import Env, Fail
 from .course import Claim, Course, Lesson, load_course
-from .gaps import Gap, GapSyntaxError, find_gaps, gap_at_line
+from .gaps import GapSyntaxError, find_gaps
 from .learner import starter_gaps
-from .timelimit import TimeLimitExceeded, shallow_recursion, time_limit
+from .problems import LearnerFile, Problem, describe_error, where
+from .timelimit import shallow_recursion, time_limit
 
 DEFAULT_NAMES = {"scalar.py": "ember/scalar.py", "nn.py": "ember/nn.py"}
 IMPORT_SECONDS = 5.0
@@ -27,13 +27,14 @@ _fresh_ids = itertools.count()
 
 @dataclass
 class ClaimResult:
-    """The verdict on one claim."""
+    """The verdict on one claim: passed, failed with one of its messages, or blocked by a problem."""
 
     claim: str  # 'L10.trap_graph'
     name: str
     passed: bool
     message: str
-    reason: str  # 'pass', a message key of the claim, or 'starter', 'syntax', 'import', 'error', 'timeout'
+    key: str | None = None  # the claim's message key, when the claim itself failed
+    problem: Problem | None = None  # what kept the claim from holding, when it is not the claim's own failure
 
 
 @dataclass
@@ -42,8 +43,7 @@ class Report:
 
     lesson: str
     results: list[ClaimResult]
-    problem: str | None = None
-    location: dict | None = field(default=None)  # {'file', 'line', 'gap', 'gap_line'} of a syntax/import error
+    problem: Problem | None = None
 
     @property
     def passed(self) -> bool:
@@ -55,65 +55,18 @@ class Report:
         return {**asdict(self), "passed": self.passed}
 
 
-@dataclass(frozen=True)
-class LearnerFile:
-    """One of the learner's module files: its name in the package, shown path and source."""
-
-    module: str  # 'scalar' or 'nn'
-    path: str  # the name tracebacks and messages use
-    source: str
-
-    @property
-    def gaps(self) -> list[Gap]:
-        """The gaps marked in this file (none for a file without markers)."""
-        try:
-            return find_gaps(self.source)
-        except GapSyntaxError:
-            return []
-
-
-def where(files: list[LearnerFile], path: str, line: int) -> dict:
-    """Describe a file line for a learner: which gap holds it, and its line within the gap."""
-    for item in files:
-        if item.path == path:
-            gap = gap_at_line(item.gaps, line)
-            if gap is not None:
-                return {"file": path, "line": line, "gap": gap.id, "gap_line": line - gap.open_line}
-            return {"file": path, "line": line, "gap": None, "gap_line": None}
-    return {"file": path, "line": line, "gap": None, "gap_line": None}
-
-
-def describe_place(place: dict) -> str:
-    """'line 3 of gap L10.backward' or 'line 120 of ember/scalar.py (outside the gaps)'."""
-    if place["gap"]:
-        return f"line {place['gap_line']} of gap {place['gap']}"
-    return f"line {place['line']} of {place['file']}"
-
-
-def learner_place(exc: BaseException, files: list[LearnerFile]) -> dict | None:
-    paths = {item.path for item in files}
-    place = None
-    for frame in traceback.extract_tb(exc.__traceback__):
-        if frame.filename in paths and frame.lineno is not None:
-            place = where(files, frame.filename, frame.lineno)
-    return place
-
-
-def describe_error(exc: BaseException, files: list[LearnerFile]) -> tuple[str, str, dict | None]:
-    """A short learner-facing (reason, message) for an exception raised by the learner's code, and its place."""
-    place = learner_place(exc, files)
-    at = f" (at {describe_place(place)})" if place else ""
-    if isinstance(exc, TimeLimitExceeded):
-        return "timeout", f"Stopped{at}: it was {exc}. Is there a loop that never ends?", place
-    if isinstance(exc, NotImplementedError):
-        text = str(exc)
-        if place and place["gap"] and text.startswith(f"{place['gap']}: "):
-            text = text[len(place["gap"]) + 2:]  # the starter's hint repeats the gap's id
-        return "error", f"Not written yet{at}: {text}", place
-    if isinstance(exc, RecursionError):
-        return "error", f"RecursionError{at}: the code called itself deeper than Python allows.", place
-    text = str(exc)
-    return "error", f"{type(exc).__name__}{at}" + (f": {text}" if text else ""), place
+def learner_files(sources: dict[str, str], paths: dict[str, str] | None = None) -> list[LearnerFile]:
+    """The learner's files from their sources, with the gaps their markers show (none if the markers are broken)."""
+    paths = {**DEFAULT_NAMES, **(paths or {})}
+    files = []
+    for name in ("scalar.py", "nn.py"):
+        if name in sources:
+            try:
+                gaps = tuple(find_gaps(sources[name]))
+            except GapSyntaxError:
+                gaps = ()
+            files.append(LearnerFile(name.removesuffix(".py"), paths[name], sources[name], gaps))
+    return files
 
 
 def _install(files: list[LearnerFile]) -> Iterator[Env]:
@@ -142,11 +95,17 @@ def _install(files: list[LearnerFile]) -> Iterator[Env]:
             sys.modules.pop(name, None)
 
 
-def _starter_results(course: Course, lesson: Lesson, files: list[LearnerFile]) -> dict[str, ClaimResult]:
+def _blocked(claim: Claim, problem: Problem) -> ClaimResult:
+    return ClaimResult(claim.key, claim.name, False, problem.message, None, problem)
+
+
+def _starter_results(
+    course: Course, lesson: Lesson, files: list[LearnerFile], load_hint: str
+) -> dict[str, ClaimResult]:
     """Claims that cannot run because a gap they need still holds its starter."""
     starter_regions = set()
     for item in files:
-        starter_regions |= {course.regions[gap_id].final_id for gap_id in starter_gaps(course, item.source)}
+        starter_regions |= {course.regions[gap_id].final_id for gap_id in starter_gaps(course, item.gaps)}
     blocked: dict[str, ClaimResult] = {}
     for claim in lesson.claims:
         for gap_id in lesson.needed_gaps(claim):
@@ -156,8 +115,8 @@ def _starter_results(course: Course, lesson: Lesson, files: list[LearnerFile]) -
                 message = f"Write gap {gap_id} first: it still holds its starter."
             else:
                 message = (f"This check needs gap {gap_id} from an earlier lesson, which still holds its "
-                           "starter: write it there, or load the finished pieces of earlier lessons.")
-            blocked[claim.key] = ClaimResult(claim.key, claim.name, False, message, "starter")
+                           f"starter: write it there, or {load_hint}.")
+            blocked[claim.key] = _blocked(claim, Problem("starter", message, gap_id))
             break
     return blocked
 
@@ -176,9 +135,12 @@ def run_claim(claim: Claim, env: Env, course: Course, files: list[LearnerFile]) 
     except Fail as failure:
         return ClaimResult(claim.key, claim.name, False, claim.message(failure.key, failure.values), failure.key)
     except Exception as exc:
-        reason, message, _ = describe_error(exc, files)
-        return ClaimResult(claim.key, claim.name, False, message, reason)
-    return ClaimResult(claim.key, claim.name, True, "", "pass")
+        return _blocked(claim, describe_error(exc, files))
+    return ClaimResult(claim.key, claim.name, True, "")
+
+
+LOAD_HINT_PAGE = "load the finished pieces of earlier lessons"
+LOAD_HINT_CLI = "start the lab again with `python -m labs start LAB --ref-deps` to fill it with the finished piece"
 
 
 def check_lesson(
@@ -187,44 +149,51 @@ def check_lesson(
     paths: dict[str, str] | None = None,
     detect_starters: bool = True,
     course: Course | None = None,
+    load_hint: str = LOAD_HINT_PAGE,
 ) -> Report:
     """Run the whole pipeline for one lesson on the learner's sources ('scalar.py', optional 'nn.py')."""
+    return check_files(lesson_id, learner_files(sources, paths), detect_starters, course, load_hint)
+
+
+def check_files(
+    lesson_id: str,
+    files: list[LearnerFile],
+    detect_starters: bool = True,
+    course: Course | None = None,
+    load_hint: str = LOAD_HINT_PAGE,
+) -> Report:
+    """Run the pipeline for one lesson on learner files whose gaps are already known."""
     course = course or load_course()
     lesson = course.lesson(lesson_id)
-    paths = {**DEFAULT_NAMES, **(paths or {})}
-    files = [
-        LearnerFile(name.removesuffix(".py"), paths[name], sources[name])
-        for name in ("scalar.py", "nn.py") if name in sources
-    ]
-    blocked = _starter_results(course, lesson, files) if detect_starters else {}
+    blocked = _starter_results(course, lesson, files, load_hint.replace("LAB", lesson.id)) if detect_starters else {}
 
     for item in files:
         try:
             compile(item.source, item.path, "exec")
         except SyntaxError as error:
             place = where(files, item.path, error.lineno or 0)
-            message = f"Syntax error at {describe_place(place)}: {error.msg}"
-            return Report(lesson.id, _merge(lesson, blocked, "syntax", message), message, place)
+            problem = Problem("syntax", f"Syntax error at {place.describe()}: {error.msg}", place.gap, place)
+            return stopped_early(lesson, problem, blocked)
 
     loader = _install(files)
     try:
         with time_limit(IMPORT_SECONDS, frozenset(item.path for item in files)):
             env = next(loader)
     except Exception as exc:
-        _, text, place = describe_error(exc, files)
-        message = f"Importing your module failed: {text}"
-        return Report(lesson.id, _merge(lesson, blocked, "import", message), message, place)
+        cause = describe_error(exc, files)
+        problem = Problem("import", f"Importing your module failed: {cause.message}", cause.gap, cause.place)
+        return stopped_early(lesson, problem, blocked)
     try:
         results: list[ClaimResult] = []
         for claim in lesson.claims:
-            if results and results[-1].reason == "timeout":
-                results.append(ClaimResult(claim.key, claim.name, False,
-                                           "Not run: the check before it had to be stopped.", "timeout"))
+            last = results[-1].problem if results else None
+            if last is not None and last.kind in ("timeout", "skipped"):
+                results.append(_blocked(claim, Problem("skipped", "Not run: the check before it had to be stopped.")))
             elif claim.key in blocked:
                 results.append(blocked[claim.key])
             elif env.nn is None and _missing_nn(course, lesson, claim):
-                results.append(ClaimResult(claim.key, claim.name, False,
-                                           "This check needs ember/nn.py beside your scalar.py.", "missing"))
+                results.append(_blocked(claim, Problem("missing_file",
+                                                       "This check needs ember/nn.py beside your scalar.py.")))
             else:
                 results.append(run_claim(claim, env, course, files))
         return Report(lesson.id, results)
@@ -232,6 +201,8 @@ def check_lesson(
         loader.close()
 
 
-def _merge(lesson: Lesson, blocked: dict[str, ClaimResult], reason: str, message: str) -> list[ClaimResult]:
-    return [blocked.get(claim.key) or ClaimResult(claim.key, claim.name, False, message, reason)
-            for claim in lesson.claims]
+def stopped_early(lesson: Lesson, problem: Problem, blocked: dict[str, ClaimResult] | None = None) -> Report:
+    """A report for a run that stopped before the claims: every claim not blocked otherwise gets the problem."""
+    blocked = blocked or {}
+    results = [blocked.get(claim.key) or _blocked(claim, problem) for claim in lesson.claims]
+    return Report(lesson.id, results, problem)

@@ -1,13 +1,14 @@
 """The Python side of the in-browser runtime: the learner's files, example cells and checks.
 
 The page's worker calls one :class:`Session`. Every answer is a JSON string, so
-the page never holds a Python object.
+the page never holds a Python object. Requests carry the learner's work as
+``pieces`` (bodies saved by older versions of the course, dedented) and
+``exact`` (texts as typed in the editor, kept byte for byte).
 """
 
 from __future__ import annotations
 
 import importlib
-import io
 import json
 import sys
 import traceback
@@ -18,50 +19,21 @@ from typing import Any
 
 from .course import Course, load_course
 from .display import Display
-from .learner import module_sources
-from .pipeline import LearnerFile, check_lesson, describe_error
+from .learner import Module, Work, build_modules, earlier_finished, exact_texts, marker_problem
+from .outputs import Outputs, Stderr
+from .pipeline import check_files, stopped_early
+from .problems import LearnerFile, Problem, describe_error
 
 CELL_FILE = "<cell>"
 Output = dict[str, Any]
+Ask = Callable[[str], "str | None"]
+NO_INPUT = ("input() cannot wait for your answer on this page: the server does not send the two "
+            "cross-origin isolation headers that let Python pause while you type (see the page on "
+            "hosting the course). Put the value in the cell instead, for example: name = 'Ada'")
 
 
-class _Outputs(io.TextIOBase):
-    """Collects what a cell prints and shows, in order, merging neighbouring text."""
-
-    def __init__(self) -> None:
-        self.items: list[Output] = []
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str, stream: str = "stdout") -> int:  # type: ignore[override]
-        if text:
-            last = self.items[-1] if self.items else None
-            if last and last["kind"] == stream:
-                last["text"] += text
-            else:
-                self.items.append({"kind": stream, "text": text})
-        return len(text)
-
-    def add(self, item: Output) -> None:
-        """Append an item; an item with a key replaces the earlier one with that key."""
-        key = item.get("key")
-        for index, old in enumerate(self.items):
-            if key and old.get("key") == key:
-                self.items[index] = item
-                return
-        self.items.append(item)
-
-
-class _Stderr(io.TextIOBase):
-    def __init__(self, outputs: _Outputs) -> None:
-        self.outputs = outputs
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text: str) -> int:  # type: ignore[override]
-        return self.outputs.write(text, "stderr")
+class InputUnavailable(RuntimeError):
+    """input() was called where the page cannot answer it."""
 
 
 class Session:
@@ -76,105 +48,147 @@ class Session:
         if str(self.learner_dir) not in sys.path:
             sys.path.insert(0, str(self.learner_dir))
         self.namespaces: dict[str, dict[str, Any]] = {}
-        self.sources: dict[str, str] = {}
-        self._outputs: _Outputs | None = None
-        self._live: Callable[[str], object] | None = None
+        self.modules: dict[str, Module] = {}
+        self._outputs: Outputs | None = None
+        self._ask: Ask | None = None
 
     # --- the learner's modules ----------------------------------------------------------------
 
-    def write_modules(self, lab: str, pieces: dict[str, str]) -> dict[str, str]:
-        """Write ember/scalar.py and ember/nn.py as ``lab`` starts with these pieces; forget old imports."""
-        sources = module_sources(self.course, lab, pieces)
-        if sources != self.sources:
-            for name, source in sources.items():
-                (self.package_dir / name).write_text(source, encoding="utf-8")
-            for module in [name for name in sys.modules if name == "ember" or name.startswith("ember.")]:
-                del sys.modules[module]
+    def write_modules(self, lab: str, work: Work) -> dict[str, Module]:
+        """Write the learner's files as ``lab`` starts with this work; forget old imports when they change."""
+        modules = build_modules(self.course, lab, work)
+        if modules != self.modules or not all((self.package_dir / name).exists() for name in modules):
+            for name, module in modules.items():
+                (self.package_dir / name).write_text(module.source, encoding="utf-8")
+            for name in [name for name in sys.modules if name == "ember" or name.startswith("ember.")]:
+                del sys.modules[name]
             importlib.invalidate_caches()
-            self.sources = sources
-        return sources
+            self.modules = modules
+        return modules
 
-    def learner_files(self) -> list[LearnerFile]:
+    def learner_files(self, modules: dict[str, Module] | None = None) -> list[LearnerFile]:
         """The learner's modules as the pipeline describes them (for error places)."""
         return [
-            LearnerFile(name.removesuffix(".py"), str(self.package_dir / name), source)
-            for name, source in self.sources.items()
+            LearnerFile(name.removesuffix(".py"), str(self.package_dir / name), module.source, module.gaps)
+            for name, module in (modules or self.modules).items()
         ]
 
     # --- cells ------------------------------------------------------------------------------
 
     def _namespace(self, page: str) -> dict[str, Any]:
         if page not in self.namespaces:
-            self.namespaces[page] = {"__name__": "__main__", **Display(self._emit).functions()}
+            self.namespaces[page] = {"__name__": "__main__", **Display(self._emit).functions(), "input": self._input}
         return self.namespaces[page]
 
     def _emit(self, item: Output) -> None:
         if self._outputs is None:
             raise RuntimeError("show() and plot() work inside a cell")
         self._outputs.add(item)
-        if item.get("key") and self._live is not None:
-            self._live(json.dumps(item))
+        if item.get("key") and self._outputs.live is not None:
+            self._outputs.live(json.dumps(item))
 
-    def run_cell(self, page: str, lab: str, pieces: dict[str, str], code: str) -> str:
+    def _input(self, prompt: object = "") -> str:
+        """input() for cells: ask in the page and wait for the answer, or say why that cannot be done."""
+        text = str(prompt)
+        if self._ask is None:
+            raise InputUnavailable(NO_INPUT)
+        if self._outputs is not None:
+            self._outputs.write(text)
+            self._outputs.send_batch()
+        answer = self._ask(text)
+        if answer is None:
+            raise KeyboardInterrupt
+        if self._outputs is not None:
+            self._outputs.write(answer + "\n")
+        return answer
+
+    def run_cell(self, page: str, lab: str, work: Work, code: str,
+                 live: Callable[[str], object] | None = None, ask: Ask | None = None) -> str:
         """Run one example cell of a page against the learner's modules; answer its outputs as JSON."""
-        self.write_modules(lab, pieces)
-        outputs = _Outputs()
+        problem = marker_problem(self.course, lab, work)
+        if problem is not None:
+            return json.dumps({"outputs": [], "error": {**problem.to_dict(), "cell_line": None}})
+        self.write_modules(lab, work)
+        outputs = Outputs(live)
         error = None
-        self._outputs = outputs
+        self._outputs, self._ask = outputs, ask
         try:
             compiled = compile(code, CELL_FILE, "exec")
         except SyntaxError as exc:
-            error = {"message": f"SyntaxError at line {exc.lineno} of this cell: {exc.msg}", "line": exc.lineno}
+            error = {**Problem("syntax", f"SyntaxError at line {exc.lineno} of this cell: {exc.msg}").to_dict(),
+                     "cell_line": exc.lineno}
         else:
             try:
-                with redirect_stdout(outputs), redirect_stderr(_Stderr(outputs)):
+                with redirect_stdout(outputs), redirect_stderr(Stderr(outputs)):
                     exec(compiled, self._namespace(page))
             except KeyboardInterrupt:
-                error = {"message": "Stopped.", "line": None, "stopped": True}
+                error = {**Problem("stopped", "Stopped.").to_dict(), "cell_line": None}
             except BaseException as exc:
                 error = self._cell_error(exc)
         finally:
-            self._outputs = None
-        return json.dumps({"outputs": outputs.items, "error": error})
+            self._outputs, self._ask = None, None
+        return json.dumps({"outputs": outputs.finish(), "error": error})
 
     def _cell_error(self, exc: BaseException) -> Output:
-        _, message, place = describe_error(exc, self.learner_files())
+        problem = describe_error(exc, self.learner_files())
         cell_lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename == CELL_FILE]
         line = cell_lines[-1] if cell_lines else None
-        if line and "(at " in message:
+        message = problem.message
+        if line and problem.place is not None:
             message += f" Reached from line {line} of this cell."
         elif line:
             message += f" (line {line} of this cell)"
-        return {"message": message, "line": line, "needs_piece": message.startswith("Not written yet"),
-                "gap": place["gap"] if place else None}
+        return {**problem.to_dict(), "message": message, "cell_line": line}
 
-    # --- checks -----------------------------------------------------------------------------
+    # --- checks and files ---------------------------------------------------------------------
 
-    def check(self, lab: str, pieces: dict[str, str]) -> str:
-        """Run a lesson's checks on the learner's pieces; answer the report as JSON."""
-        sources = module_sources(self.course, lab, pieces)
-        paths = {name: str(self.package_dir / name) for name in sources}
-        return json.dumps(check_lesson(lab, sources, paths, course=self.course).to_dict())
+    def check(self, lab: str, work: Work) -> str:
+        """Run a lesson's checks on the learner's work; answer the report as JSON."""
+        problem = marker_problem(self.course, lab, work)
+        if problem is not None:
+            return json.dumps(stopped_early(self.course.lesson(lab), problem).to_dict())
+        files = self.learner_files(build_modules(self.course, lab, work))
+        return json.dumps(check_files(lab, files, course=self.course).to_dict())
 
-    def module(self, lab: str, pieces: dict[str, str]) -> str:
-        """The learner's modules as ``lab`` starts, as JSON {file name: source}."""
-        return json.dumps(module_sources(self.course, lab, pieces))
+    def module(self, lab: str, work: Work) -> str:
+        """The learner's files as ``lab`` starts, where their gaps lie, and the work as exact texts."""
+        modules = build_modules(self.course, lab, work)
+        problem = marker_problem(self.course, lab, work)
+        return json.dumps({
+            "files": {name: module.to_dict() for name, module in modules.items()},
+            "exact": exact_texts(self.course, {k: v for k, v in work.pieces.items() if k in self.course.gaps}),
+            "problem": problem.to_dict() if problem else None,
+        })
 
-    def handle(self, kind: str, payload_json: str, live: Callable[[str], object] | None = None) -> str:
-        """Answer one request of the page ('run', 'check' or 'module'): JSON in, JSON out.
+    def earlier(self, lab: str, work: Work, replace_own: bool) -> str:
+        """The finished pieces to load for a lab's earlier gaps, as exact texts, and the learner's own ids."""
+        found = earlier_finished(self.course, lab, work)
+        return json.dumps({"changes": exact_texts(self.course, found.changes(self.course, replace_own)),
+                           "own": list(found.own)})
 
-        ``live`` receives keyed display items (as JSON) while a cell runs.
+    def handle(self, kind: str, payload_json: str, live: Callable[[str], object] | None = None,
+               ask: Ask | None = None) -> str:
+        """Answer one request of the page ('run', 'check', 'module' or 'earlier'): JSON in, JSON out.
+
+        ``live`` receives display items and batches of text (as JSON) while a cell runs;
+        ``ask`` answers input() (None when the page cannot wait for an answer).
         """
         payload = json.loads(payload_json)
-        lab, pieces = payload["lab"], dict(payload.get("pieces") or {})
+        lab = payload["lab"]
+        work = Work(_texts(payload.get("pieces")), _texts(payload.get("exact")))
         if kind == "run":
-            self._live = live
-            try:
-                return self.run_cell(payload["page"], lab, pieces, payload["code"])
-            finally:
-                self._live = None
+            return self.run_cell(payload["page"], lab, work, payload["code"], live, ask)
         if kind == "check":
-            return self.check(lab, pieces)
+            return self.check(lab, work)
         if kind == "module":
-            return self.module(lab, pieces)
+            return self.module(lab, work)
+        if kind == "earlier":
+            return self.earlier(lab, work, bool(payload.get("replace_own")))
         raise ValueError(f"unknown request {kind!r}")
+
+
+def _texts(value: object) -> dict[str, str]:
+    """A {gap id: text} map from request data, keeping only string entries."""
+    if not isinstance(value, dict):
+        return {}
+    return {str(key): text for key, text in value.items() if isinstance(text, str)}

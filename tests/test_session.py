@@ -36,16 +36,17 @@ def test_cells_import_the_learners_own_module(session: Session, tmp_path: Path) 
 
 def test_a_missing_piece_is_named_and_offers_the_finished_pieces(session: Session) -> None:
     result = run(session, "from ember.scalar import Value\nValue(1.0) + 2", pieces={})
-    assert result["error"]["needs_piece"] is True
+    assert result["error"]["kind"] == "not_written"
     assert result["error"]["gap"] == "L07.init"
     assert result["error"]["message"].startswith("Not written yet (at line 2 of gap L07.init)")
-    assert result["error"]["line"] == 2
+    assert result["error"]["cell_line"] == 2
+    assert result["error"]["place"]["gap_line"] == 2
 
 
 def test_errors_are_short_and_point_at_the_cell_line(session: Session) -> None:
     result = run(session, "x = 1\ny = x / 0")
-    assert result["error"] == {"message": "ZeroDivisionError: division by zero (line 2 of this cell)",
-                               "line": 2, "needs_piece": False, "gap": None}
+    assert result["error"] == {"kind": "error", "message": "ZeroDivisionError: division by zero (line 2 of this cell)",
+                               "cell_line": 2, "gap": None, "place": None}
     syntax = run(session, "x = (1,\n")
     assert syntax["error"]["message"].startswith("SyntaxError at line 1 of this cell")
 
@@ -89,14 +90,20 @@ def test_checks_answer_one_result_per_claim(session: Session) -> None:
 
 
 def test_the_module_request_builds_the_learners_files(session: Session) -> None:
-    sources = json.loads(session.handle("module", json.dumps({"lab": "L12", "pieces": {}})))
-    assert set(sources) == {"scalar.py", "nn.py"}
-    assert "# --- gap L12.zero_grad ---" in sources["nn.py"]
+    answer = json.loads(session.handle("module", json.dumps({"lab": "L12", "pieces": {}})))
+    assert set(answer["files"]) == {"scalar.py", "nn.py"}
+    nn = answer["files"]["nn.py"]
+    lines = nn["source"].split("\n")
+    (gap,) = [g for g in nn["gaps"] if g["id"] == "L12.zero_grad"]
+    assert lines[gap["open_line"] - 1].strip() == "# --- gap L12.zero_grad ---"
+    assert lines[gap["close_line"] - 1].strip() == "# --- end gap ---"
+    assert answer["problem"] is None
 
 
 def test_a_stopped_cell_says_so(session: Session) -> None:
     result = run(session, "raise KeyboardInterrupt")
     assert result["error"]["message"] == "Stopped."
+    assert result["error"]["kind"] == "stopped"
 
 
 def test_tables_and_reference_numbers_reach_a_cell(session: Session) -> None:
