@@ -33,6 +33,14 @@ def stored_piece(page: Page, gap_id: str) -> str | None:
     return entry["code"] if entry else None
 
 
+def stored_body(page: Page, gap_id: str) -> str | None:
+    """The learner's saved piece for a gap, dedented and tidied as the course compares pieces."""
+    from labs.gaps import normalize
+
+    piece = stored_piece(page, gap_id)
+    return None if piece is None else normalize(textwrap.dedent(piece))
+
+
 def gap_body(page: Page, gap_id: str) -> str:
     """What a gap holds now: the learner's piece, else what the gap starts from.
 

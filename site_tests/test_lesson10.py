@@ -17,6 +17,7 @@ from .learner import (
     replace_cell_code,
     run_cell,
     run_checks,
+    stored_body,
     stored_piece,
     type_into_gap,
     wait_for_lab,
@@ -185,13 +186,13 @@ def test_loading_the_finished_pieces_can_be_undone(page: Page, base_url: str) ->
     page.reload()
     wait_for_lab(page)
     load_finished_pieces(page)
-    assert stored_piece(page, "L07.init") == COURSE.gaps["L07.init"].finished
-    assert stored_piece(page, "L09.neg") == mine + "\n"  # the learner's own piece is kept
+    assert stored_body(page, "L07.init") == COURSE.gaps["L07.init"].finished
+    assert stored_body(page, "L09.neg") == mine + "\n"  # the learner's own piece is kept
     expect(page.locator(".ember-replace")).to_contain_text("L09.neg")
     page.locator(".ember-lab").get_by_role("button", name="Undo").click()
     expect(page.locator(".ember-lab .ember-notice")).to_have_text("Undone.")
     assert stored_piece(page, "L07.init") is None
-    assert stored_piece(page, "L09.neg") == mine + "\n"
+    assert stored_body(page, "L09.neg") == mine + "\n"
 
 
 def test_the_home_page_lists_the_course_and_progress(page: Page, base_url: str) -> None:

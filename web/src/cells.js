@@ -30,8 +30,9 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         const live = el("div", { class: "ember-live" });
         output.append(live);
         const onProgress = (item) => renderLive(live, item);
-        const payload = { page, lab: lesson, pieces: storage.pieces(), code: view.state.doc.toString() };
-        const result = await runtime.run(payload, onProgress);
+        const onAsk = (prompt) => askInPage(live, prompt);
+        const payload = { page, lab: lesson, ...storage.work(), code: view.state.doc.toString() };
+        const result = await runtime.run(payload, onProgress, onAsk);
         output.replaceChildren();
         await renderOutputs(output, result.outputs);
         if (result.error) showError(output, result.error, { lesson, loadFinished });
@@ -57,12 +58,33 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
   });
 }
 
+/** An answer box for input() in a cell (its prompt is already printed): resolves with the text sent. */
+function askInPage(target, prompt) {
+  return new Promise((resolve) => {
+    const field = el("input", { type: "text", class: "ember-input-field", "aria-label": `Your answer to: ${prompt.trim() || "input()"}` });
+    const send = el("button", { class: "md-button", type: "submit" }, "Send");
+    const form = el("form", { class: "ember-input" }, el("span", { text: "input() waits for your answer:" }), field, send);
+    const done = (event) => {
+      event?.preventDefault();
+      form.remove();
+      resolve(field.value);
+    };
+    form.addEventListener("submit", done);
+    target.append(form);
+    field.focus();
+  });
+}
+
+/** What the page offers for a problem from a cell, chosen by its kind (see labs/problems.py). */
 function showError(output, error, { lesson, loadFinished }) {
-  const box = el("div", { class: "ember-error", role: "alert" }, el("p", { text: error.message }));
+  const box = el("div", { class: "ember-error", role: "alert", "data-kind": error.kind }, el("p", { text: error.message }));
   const gapLesson = error.gap ? error.gap.split(".")[0] : null;
-  if (error.needs_piece && gapLesson === lesson) {
-    box.append(el("p", { text: `This cell needs gap ${error.gap}, which you write in this lesson's lab below. Run the cell again once its checks pass.` }));
-  } else if (error.needs_piece && loadFinished) {
+  const notWritten = error.kind === "not_written";
+  if ((notWritten || error.kind === "marker") && gapLesson === lesson) {
+    box.append(el("p", { text: notWritten
+      ? `This cell needs gap ${error.gap}, which you write in this lesson's lab below. Run the cell again once its checks pass.`
+      : `Fix gap ${error.gap} in the lab below, then run the cell again.` }));
+  } else if (notWritten && loadFinished) {
     box.append(el("p", { text: "This cell needs a piece of your ember from an earlier lesson that you have not written yet." }));
     box.append(el("button", { class: "md-button", type: "button", onclick: async () => {
       await loadFinished();

@@ -3,11 +3,9 @@
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { HighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/language";
-import { Annotation, EditorState, RangeSetBuilder, StateField } from "@codemirror/state";
+import { Annotation, EditorState, RangeSetBuilder, StateEffect, StateField } from "@codemirror/state";
 import { Decoration, EditorView, keymap, lineNumbers } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
-
-import { findGaps } from "./gaps.js";
 
 // Colours come from the site theme's own variables, so light and dark follow the palette switch.
 const highlight = HighlightStyle.define([
@@ -54,82 +52,132 @@ export function cellEditor(parent, code, { onRun, label }) {
   });
 }
 
-/** Editable spans of the document: the bodies of the gaps whose ids are listed. */
-function editableSpans(doc, gapIds) {
-  return findGaps(doc.toString()).filter((gap) => gapIds.includes(gap.id));
+// --- the lab's gaps ------------------------------------------------------------------------
+// Python says where each gap lies (its marker lines); the editor keeps those places as the learner
+// types by mapping them through every change, and never reads the markers itself.
+
+/** Replace the gaps the editor knows (with a rebuilt module). */
+const setGaps = StateEffect.define();
+
+/** Spans of the gap bodies: [{id, editable, from, to}], from the first body line's start to the last one's end. */
+function spansFrom(doc, gaps, gapIds) {
+  return gaps.map((gap) => ({
+    id: gap.id,
+    editable: gapIds.includes(gap.id),
+    from: doc.line(gap.open_line + 1).from,
+    to: doc.line(gap.close_line - 1).to,
+  }));
 }
 
-function lineDecorations(state, gapIds) {
+function gapField(gapIds, initial) {
+  return StateField.define({
+    create: (state) => spansFrom(state.doc, initial, gapIds),
+    update(spans, tr) {
+      for (const effect of tr.effects) if (effect.is(setGaps)) return spansFrom(tr.state.doc, effect.value, gapIds);
+      if (!tr.docChanged) return spans;
+      // Text typed at either edge of a body belongs to the body.
+      return spans.map((span) => ({ ...span, from: tr.changes.mapPos(span.from, -1), to: tr.changes.mapPos(span.to, 1) }));
+    },
+  });
+}
+
+function lineDecorations(state, field) {
   const builder = new RangeSetBuilder();
-  const spans = findGaps(state.doc.toString());
+  const spans = state.field(field).filter((span) => span.editable);
+  const kinds = new Map(); // line number -> class
+  for (const span of spans) {
+    const first = state.doc.lineAt(span.from).number;
+    const last = state.doc.lineAt(span.to).number;
+    kinds.set(first - 1, "cm-ember-marker");
+    kinds.set(last + 1, "cm-ember-marker");
+    for (let number = first; number <= last; number++) kinds.set(number, "cm-ember-gap");
+  }
   for (let number = 1; number <= state.doc.lines; number++) {
     const line = state.doc.line(number);
-    const gap = spans.find((span) => number >= span.openLine && number <= span.closeLine);
-    let cls = "cm-ember-readonly";
-    if (gap && gapIds.includes(gap.id)) {
-      cls = number === gap.openLine || number === gap.closeLine ? "cm-ember-marker" : "cm-ember-gap";
-    }
-    builder.add(line.from, line.from, Decoration.line({ class: cls }));
+    builder.add(line.from, line.from, Decoration.line({ class: kinds.get(number) || "cm-ember-readonly" }));
   }
   return builder.finish();
 }
 
 /**
  * The lab's editor: the whole module, with only the bodies of ``gapIds`` editable.
- * A change is accepted only if every part of it lies inside one editable body.
+ * ``gaps`` says where every gap lies ([{id, open_line, close_line}], from Python). A change is
+ * accepted only if every part of it lies inside one editable body. ``onChange`` receives the
+ * exact text of every editable gap after each change the learner makes.
  */
-export function labEditor(parent, code, { gapIds, onChange, onRun, label }) {
+export function labEditor(parent, code, { gaps, gapIds, onChange, onRun, label }) {
+  const field = gapField(gapIds, gaps);
   const decorations = StateField.define({
-    create: (state) => lineDecorations(state, gapIds),
-    update: (value, tr) => (tr.docChanged ? lineDecorations(tr.state, gapIds) : value),
-    provide: (field) => EditorView.decorations.from(field),
+    create: (state) => lineDecorations(state, field),
+    update: (value, tr) => (tr.docChanged || tr.effects.some((e) => e.is(setGaps)) ? lineDecorations(tr.state, field) : value),
+    provide: (decorationField) => EditorView.decorations.from(decorationField),
   });
   const onlyInGaps = EditorState.changeFilter.of((tr) => {
     if (!tr.docChanged) return true;
-    const spans = editableSpans(tr.startState.doc, gapIds);
+    const spans = tr.startState.field(field).filter((span) => span.editable);
     let allowed = true;
     tr.changes.iterChangedRanges((from, to) => {
       if (!spans.some((span) => from >= span.from && to <= span.to)) allowed = false;
     });
     return allowed;
   });
-  return new EditorView({
+  const view = new EditorView({
     parent,
     state: EditorState.create({
       doc: code,
       extensions: [
         base(onRun),
         lineNumbers(),
+        field,
         decorations,
         onlyInGaps,
         EditorView.contentAttributes.of({ "aria-label": label }),
         EditorView.updateListener.of((update) => {
           const typed = update.transactions.some((tr) => tr.docChanged && !tr.annotation(rebuilt));
-          if (typed) onChange(update.state.doc.toString());
+          if (typed) onChange(gapTexts(update.view));
         }),
       ],
     }),
   });
+  view.emberGaps = field;
+  return view;
+}
+
+/** The exact text of every editable gap: {id: text}. */
+export function gapTexts(view) {
+  const texts = {};
+  for (const span of view.state.field(view.emberGaps)) {
+    if (span.editable) texts[span.id] = view.state.doc.sliceString(span.from, span.to);
+  }
+  return texts;
 }
 
 /** Marks a change that rebuilt the module: it is not the learner's typing, so it is not saved. */
 const rebuilt = Annotation.define();
 
-/** Replace an editor's whole text (used when the module is rebuilt), bypassing the gap filter. */
-export function replaceText(view, text) {
+/** Replace an editor's whole text and gaps (when the module is rebuilt), bypassing the gap filter. */
+export function replaceText(view, text, gaps) {
   view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, filter: false, annotations: rebuilt.of(true) });
+  view.dispatch({ effects: setGaps.of(gaps) });
+}
+
+function span(view, gapId) {
+  return view.state.field(view.emberGaps).find((item) => item.id === gapId);
 }
 
 /** Move the cursor to the first line of a gap and scroll it into view. */
-export function focusGap(view, gapId) {
-  const gap = findGaps(view.state.doc.toString()).find((item) => item.id === gapId);
-  if (!gap) return;
-  view.dispatch({ selection: { anchor: gap.from }, scrollIntoView: true });
+export function focusGap(view, gapId, line = 1) {
+  const found = span(view, gapId);
+  if (!found) return;
+  const first = view.state.doc.lineAt(found.from).number;
+  const last = view.state.doc.lineAt(found.to).number;
+  const at = view.state.doc.line(Math.min(last, first + Math.max(0, line - 1))).from;
+  view.dispatch({ selection: { anchor: at }, scrollIntoView: true });
   view.focus();
 }
 
 /** Scroll an editor so that a gap's opening marker is near the top, without taking focus. */
 export function scrollToGap(view, gapId) {
-  const gap = findGaps(view.state.doc.toString()).find((item) => item.id === gapId);
-  if (gap) view.dispatch({ effects: EditorView.scrollIntoView(gap.from, { y: "start", yMargin: 60 }) });
+  const found = span(view, gapId);
+  if (found) view.dispatch({ effects: EditorView.scrollIntoView(found.from, { y: "start", yMargin: 60 }) });
 }

@@ -1,7 +1,6 @@
 // The lab: the learner's module as this lab starts, this lesson's gaps editable, hints, named
 // checks, reset and undo, loading earlier finished pieces, download, and the closing box.
 import { focusGap, labEditor, replaceText, scrollToGap } from "./editor.js";
-import { bodies } from "./gaps.js";
 import { el } from "./render.js";
 import * as storage from "./storage.js";
 
@@ -36,7 +35,7 @@ export class Lab {
     this.undoButton = el("button", { class: "md-button", type: "button", hidden: true, onclick: () => this.restore() }, "Undo");
     this.notice = el("p", { class: "ember-notice", "aria-live": "polite" });
     const loadButton = el("button", { class: "md-button", type: "button", onclick: () => this.loadFinished(false) }, "Load the finished pieces of earlier lessons");
-    const download = el("button", { class: "md-button", type: "button", onclick: () => this.download() }, "Download my ember/scalar.py");
+    const downloads = this.files.map((file) => el("button", { class: "md-button", type: "button", onclick: () => this.download(file) }, `Download my ember/${file}`));
     this.replaceMine = el("div", { class: "ember-replace", hidden: true });
     this.closing = this.closingBox();
     this.holder.replaceChildren(
@@ -44,7 +43,7 @@ export class Lab {
       this.gapList(),
       this.status,
       this.editorBox,
-      el("div", { class: "ember-toolbar" }, this.runButton, this.stopButton, this.undoButton, loadButton, download),
+      el("div", { class: "ember-toolbar" }, this.runButton, this.stopButton, this.undoButton, loadButton, ...downloads),
       this.notice,
       this.replaceMine,
       this.problem,
@@ -94,13 +93,21 @@ export class Lab {
     );
   }
 
+  /** Ask Python for the learner's files as this lab starts: {files: {name: {source, gaps}}, exact, problem}. */
+  async buildModule() {
+    const answer = await this.runtime.module({ lab: this.lesson.id, ...storage.work() });
+    storage.adoptExact(answer.exact); // pieces saved by older versions become exact texts
+    return answer;
+  }
+
   async showEditors() {
     try {
-      const sources = await this.runtime.module({ lab: this.lesson.id, pieces: storage.pieces() });
+      const { files, problem } = await this.buildModule();
       this.status.textContent = "";
       for (const file of this.files) {
+        const { source, gaps } = files[file];
         if (this.editors[file]) {
-          replaceText(this.editors[file], sources[file]);
+          replaceText(this.editors[file], source, gaps);
           continue;
         }
         const box = el("div", { class: "ember-lab-file" }, el("p", { class: "ember-file-name" }, el("code", { text: `ember/${file}` }),
@@ -108,15 +115,17 @@ export class Lab {
         const editorHolder = el("div", { class: "ember-editor" });
         box.append(editorHolder);
         this.editorBox.append(box);
-        this.editors[file] = labEditor(editorHolder, sources[file], {
+        this.editors[file] = labEditor(editorHolder, source, {
+          gaps,
           gapIds: this.gapIds,
-          onChange: (text) => this.save(text),
+          onChange: (texts) => this.save(texts),
           onRun: () => this.check(),
           label: `ember/${file}: your module; the gaps of ${this.lesson.id} are editable`,
         });
         const first = this.gapIds.find((id) => this.course.gaps[id].file === file);
         if (first) scrollToGap(this.editors[file], first);
       }
+      this.showProblem(problem);
       this.holder.dataset.ready = "true";
     } catch (error) {
       if (this.runtime.wasRestarted(error)) return this.showEditors();
@@ -124,14 +133,25 @@ export class Lab {
     }
   }
 
-  /** Save this lesson's gap bodies from an editor's text, as typed. */
-  save(text) {
-    const stored = storage.pieces();
+  /** Save this lesson's gaps as the learner typed them, byte for byte. */
+  save(texts) {
+    const stored = storage.exactTexts();
     const changed = {};
-    for (const [id, body] of Object.entries(bodies(text))) {
-      if (this.gapIds.includes(id) && stored[id] !== body) changed[id] = body;
+    for (const [id, text] of Object.entries(texts)) {
+      if (this.gapIds.includes(id) && stored[id] !== text) changed[id] = text;
     }
-    if (Object.keys(changed).length) storage.savePieces(changed, this.course.version);
+    if (Object.keys(changed).length) storage.saveExact(changed, this.course.version);
+  }
+
+  /** Show a problem record from Python (or hide the box for null), with a way to the gap it names. */
+  showProblem(problem) {
+    this.problem.hidden = !problem;
+    this.problem.dataset.kind = problem ? problem.kind : "";
+    this.problem.textContent = problem ? problem.message : "";
+    if (problem && problem.gap && this.course.gaps[problem.gap]?.lesson === this.lesson.id) {
+      const line = problem.place?.gap_line || 1;
+      this.problem.append(" ", el("button", { class: "md-button", type: "button", onclick: () => this.goTo(problem.gap, line) }, "Go to the gap"));
+    }
   }
 
   async check() {
@@ -140,7 +160,7 @@ export class Lab {
     this.problem.hidden = true;
     for (const item of this.claimList.children) item.dataset.state = "running";
     try {
-      const report = await this.runtime.check({ lab: this.lesson.id, pieces: storage.pieces() });
+      const report = await this.runtime.check({ lab: this.lesson.id, ...storage.work() });
       this.showReport(report);
     } catch (error) {
       for (const item of this.claimList.children) item.dataset.state = "idle";
@@ -162,25 +182,21 @@ export class Lab {
       item.querySelector(".ember-claim-mark").textContent = result.passed ? "✓" : "✗";
       item.querySelector(".ember-claim-message").textContent = result.passed ? "" : result.message;
     }
-    this.problem.hidden = !report.problem;
-    this.problem.textContent = report.problem || "";
-    if (report.location && report.location.gap) {
-      this.problem.append(" ", el("button", { class: "md-button", type: "button", onclick: () => this.goTo(report.location.gap) }, "Go to the gap"));
-    }
+    this.showProblem(report.problem);
     this.closing.dataset.lit = String(report.passed);
     storage.saveProgress(this.lesson.id, passed, report.results.length);
   }
 
-  goTo(gapId) {
+  goTo(gapId, line = 1) {
     const view = this.editors[this.course.gaps[gapId].file];
-    if (view) focusGap(view, gapId);
+    if (view) focusGap(view, gapId, line);
   }
 
-  /** Apply piece changes ({gap: code or null}), remembering how to undo them, then rebuild the module. */
+  /** Apply exact-text changes ({gap: text or null}), remembering how to undo them, then rebuild the module. */
   async change(changes, message) {
-    const before = storage.pieces();
+    const before = storage.exactTexts();
     this.undo = Object.fromEntries(Object.keys(changes).map((id) => [id, id in before ? before[id] : null]));
-    storage.savePieces(changes, this.course.version);
+    storage.saveExact(changes, this.course.version);
     this.undoButton.hidden = false;
     this.notice.textContent = message;
     await this.showEditors();
@@ -188,7 +204,7 @@ export class Lab {
 
   async restore() {
     if (!this.undo) return;
-    storage.savePieces(this.undo, this.course.version);
+    storage.saveExact(this.undo, this.course.version);
     this.undo = null;
     this.undoButton.hidden = true;
     this.notice.textContent = "Undone.";
@@ -202,26 +218,23 @@ export class Lab {
 
   /** Fill earlier lessons' gaps the learner never wrote; with ``mine``, also replace the learner's own. */
   async loadFinished(mine) {
-    const stored = storage.pieces();
-    const earlier = Object.values(this.course.gaps).filter((gap) => gap.number < this.lesson.number);
-    const missing = earlier.filter((gap) => !(gap.id in stored));
-    const own = earlier.filter((gap) => gap.id in stored && stored[gap.id] !== gap.finished);
-    const targets = mine ? own : missing;
-    const changes = Object.fromEntries(targets.map((gap) => [gap.id, gap.finished]));
-    if (!targets.length && !mine) this.notice.textContent = "Every earlier gap already holds your code.";
-    else await this.change(changes, `Loaded ${targets.length} finished piece${targets.length === 1 ? "" : "s"}. Undo takes ${targets.length === 1 ? "it" : "them"} back out.`);
+    const { changes, own } = await this.runtime.earlier({ lab: this.lesson.id, ...storage.work(), replace_own: mine });
+    const count = Object.keys(changes).length;
+    if (!count && !mine) this.notice.textContent = "Every earlier gap already holds your code.";
+    else await this.change(changes, `Loaded ${count} finished piece${count === 1 ? "" : "s"}. Undo takes ${count === 1 ? "it" : "them"} back out.`);
     this.replaceMine.hidden = mine || !own.length;
     if (!mine && own.length) {
       this.replaceMine.replaceChildren(
-        el("p", { text: `You wrote ${own.length} earlier piece${own.length === 1 ? "" : "s"} yourself (${own.map((g) => g.id).join(", ")}). They were kept.` }),
+        el("p", { text: `You wrote ${own.length} earlier piece${own.length === 1 ? "" : "s"} yourself (${own.join(", ")}). They were kept.` }),
         el("button", { class: "md-button", type: "button", onclick: () => this.loadFinished(true) }, "Replace mine with the finished pieces too"),
       );
     }
   }
 
-  async download() {
-    const sources = await this.runtime.module({ lab: this.lesson.id, pieces: storage.pieces() });
-    const link = el("a", { href: URL.createObjectURL(new Blob([sources["scalar.py"]], { type: "text/x-python" })), download: "scalar.py" });
+  /** Download one of the learner's files as this lab starts, with what is in the editor now. */
+  async download(file) {
+    const { files } = await this.buildModule();
+    const link = el("a", { href: URL.createObjectURL(new Blob([files[file].source], { type: "text/x-python" })), download: file });
     document.body.append(link);
     link.click();
     link.remove();

@@ -8,6 +8,7 @@ const here = new URL(".", import.meta.url); // .../assets/gen/
 const siteRoot = new URL("../../", here).href;
 let runtime = null;
 let course = null;
+let currentRoot = null; // the page now shown (instant navigation swaps it)
 
 async function loadCourse() {
   if (!course) course = await (await fetch(new URL("course.json", here))).json();
@@ -43,6 +44,34 @@ function watchRuntime() {
   });
 }
 
+const STORAGE_WORDS = {
+  unreadable: "Some of the work saved in this browser could not be read. Nothing was thrown away: what could not be read is kept aside in this browser, and everything readable is in use.",
+  unavailable: "This browser is not letting the course save anything (a private window, or storage turned off). Your work is kept while this tab stays open: download your files from the lab to keep them.",
+  full: "This browser's storage for the course is full, so your latest work is kept only while this tab stays open. Download your files from the lab to keep them, or free some space for this site.",
+};
+
+function download(text, name) {
+  const link = el("a", { href: URL.createObjectURL(new Blob([text], { type: "application/json" })), download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+}
+
+/** Tell the learner, at the top of the page, when their saved work could not be read or kept. */
+function mountStorageNotice(root) {
+  root.querySelector(".ember-storage")?.remove();
+  const problems = storage.problems();
+  if (!problems.length) return;
+  const box = el("div", { class: "ember-storage", role: "alert", "data-problems": problems.map((p) => p.kind).join(" ") });
+  for (const problem of problems) box.append(el("p", { text: STORAGE_WORDS[problem.kind] }));
+  const aside = storage.asideText();
+  if (aside) box.append(el("button", { class: "md-button", type: "button", onclick: () => download(aside, "ember-unreadable.json") }, "Download what was kept aside"));
+  if (problems.some((p) => p.kind !== "unreadable")) {
+    box.append(el("button", { class: "md-button", type: "button", onclick: () => download(storage.stateText(), "ember-work.json") }, "Download my work as it is now"));
+  }
+  root.prepend(box);
+}
+
 function mountHome(root, data) {
   const holder = root.querySelector(".ember-home");
   if (!holder) return;
@@ -72,6 +101,8 @@ async function mountPage() {
   const page = root.querySelector(".ember-page");
   if (page && location.protocol !== "file:") runtime.start(); // boot Python first: everything else can wait
   const data = await loadCourse();
+  currentRoot = root;
+  mountStorageNotice(root);
   mountQuestions(root, data);
   mountHome(root, data);
   if (!page) return;
@@ -92,6 +123,7 @@ async function mountPage() {
 export function start(sharedRuntime) {
   runtime = sharedRuntime;
   watchRuntime();
+  window.addEventListener(storage.STORAGE_EVENT, ({ detail }) => detail?.problem && currentRoot && mountStorageNotice(currentRoot));
   if (window.document$) window.document$.subscribe(() => mountPage());
   else mountPage();
 }

@@ -3,15 +3,28 @@
 
 /** The kinds of request the worker answers. */
 export const REQUEST = Object.freeze({
-  BOOT: "boot", // start Pyodide; payload { interruptBuffer: Uint8Array | null }
-  RUN: "run", // run a cell; payload { page, lab, pieces, code } -> { outputs, error }
-  CHECK: "check", // run a lesson's checks; payload { lab, pieces } -> a report with one result per claim
-  MODULE: "module", // the learner's files as a lab starts; payload { lab, pieces } -> { "scalar.py", "nn.py" }
+  BOOT: "boot", // start Pyodide; payload { interruptBuffer: Uint8Array | null, inputBuffer: SharedArrayBuffer | null }
+  RUN: "run", // run a cell; payload { page, lab, exact, pieces, code } -> { outputs, error }
+  CHECK: "check", // run a lesson's checks; payload { lab, exact, pieces } -> a report with one result per claim
+  MODULE: "module", // the learner's files; payload { lab, exact, pieces } -> { files: {name: {source, gaps}}, exact, problem }
+  EARLIER: "earlier", // finished pieces for earlier gaps; payload { lab, exact, pieces, replace_own } -> { changes, own }
 });
+
+/**
+ * input() in a cell, when the page is cross-origin isolated: the worker posts { id, ask: prompt } and
+ * waits on INPUT_STATE of the shared input buffer; the page writes the answer's UTF-8 bytes from
+ * INPUT_TEXT_AT, their count at INPUT_LENGTH, then sets INPUT_STATE to ANSWERED (or CANCELLED).
+ */
+export const INPUT = Object.freeze({ BYTES: 65536, STATE: 0, LENGTH: 1, TEXT_AT: 8, WAITING: 0, ANSWERED: 1, CANCELLED: 2 });
 
 /**
  * @typedef {{ id: number, type: string, payload: object }} Request
  * @typedef {{ id: number, ok: true, result: any }} Answer
  * @typedef {{ id: number, ok: false, error: string, fatal: boolean }} Failure   fatal: Pyodide died; restart it
- * @typedef {{ id: number, progress: { kind: string, key: string } }} Progress  a display item drawn while a cell runs
+ * @typedef {{ id: number, progress: { kind: string, key: string } }} Progress  a display item or a batch of text, while a cell runs
+ * @typedef {{ id: number, ask: string }} Ask  input() in a cell asks the learner, with this prompt
+ *
+ * Every problem in an answer (a report's `problem`, a claim's `problem`, a cell's `error`) is a record
+ * { kind, message, gap, place: { file, line, gap, gap_line } | null }; the page acts on `kind`, and
+ * shows `message`. The kinds are listed in labs/problems.py.
  */

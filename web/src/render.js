@@ -156,7 +156,43 @@ function table(item) {
   return box;
 }
 
-const DRAW_NOW = { plot, boundary, table };
+const count = (n) => n.toLocaleString("en-US");
+
+/** Open a long text in a new tab (as a file of its own, so the page never has to lay it out). */
+function openText(text, name) {
+  const url = URL.createObjectURL(new Blob([text], { type: "text/plain;charset=utf-8" }));
+  const link = el("a", { href: url, target: "_blank", rel: "noopener", download: name });
+  return link;
+}
+
+/** Printed text: all of it, or its first lines with the count of the rest and a way to see them all. */
+function text(item) {
+  const pre = el("pre", { class: `ember-${item.kind}`, text: item.text });
+  if (!item.more_lines && !item.dropped_chars) return pre;
+  const box = el("div", { class: "ember-text-flood" }, pre);
+  const more = el("p", { class: "ember-more", text: `… ${count(item.more_lines)} more line${item.more_lines === 1 ? "" : "s"} (${count(item.total_lines)} in all). ` });
+  const show = el("button", { class: "md-button", type: "button" }, "Open all of it in a new tab");
+  show.addEventListener("click", () => {
+    const link = openText(item.full, "output.txt");
+    link.removeAttribute("download");
+    link.click();
+  });
+  const save = el("button", { class: "md-button", type: "button" }, "Download it");
+  save.addEventListener("click", () => openText(item.full, "output.txt").click());
+  more.append(show, " ", save);
+  if (item.dropped_chars) more.append(el("span", { text: ` Past the first ${count(item.full.length)} characters, ${count(item.dropped_chars)} were not kept.` }));
+  box.append(more);
+  return box;
+}
+
+/** The latest lines a running cell printed (sent in batches while it runs). */
+function liveText(item) {
+  const box = el("div", { class: "ember-live-text" }, el("pre", { class: `ember-${item.stream}`, text: item.text }));
+  if (item.lines > 40) box.append(el("p", { class: "ember-more", text: `${count(item.lines)} lines so far; the latest are shown.` }));
+  return box;
+}
+
+const DRAW_NOW = { plot, boundary, table, text: liveText };
 
 /** Draw a keyed item while the cell still runs, replacing its earlier picture. */
 export function renderLive(target, item) {
@@ -206,7 +242,9 @@ async function sortStepper(item) {
     );
     for (const node of picture.querySelectorAll("g.node")) {
       const title = node.querySelector("title");
-      node.classList.toggle("ember-current", title && title.textContent === `n${event.index}`);
+      const current = title && title.textContent === `n${event.index}`;
+      node.classList.toggle("ember-current", current);
+      if (current) keepInView(picture, node);
     }
   };
   const stop = () => {
@@ -229,6 +267,20 @@ async function sortStepper(item) {
   return box;
 }
 
+/** Scroll a picture's own box (never the page) so that one of its parts is in view. */
+function keepInView(box, part) {
+  if (box.scrollWidth <= box.clientWidth && box.scrollHeight <= box.clientHeight) return;
+  const outer = box.getBoundingClientRect();
+  const inner = part.getBoundingClientRect();
+  const margin = 24;
+  if (inner.left < outer.left + margin || inner.right > outer.right - margin) {
+    box.scrollLeft += inner.left - outer.left - (outer.width - inner.width) / 2;
+  }
+  if (inner.top < outer.top + margin || inner.bottom > outer.bottom - margin) {
+    box.scrollTop += inner.top - outer.top - (outer.height - inner.height) / 2;
+  }
+}
+
 const num = (x) => (x === null || x === undefined ? "?" : String(Number.isInteger(x) ? x : +x.toPrecision(6)));
 
 /** One card per edge of the backward pass: upstream × local = share, before → after. */
@@ -246,14 +298,13 @@ function backwardCards(item) {
   return box;
 }
 
-/** Render every output item of a cell run, in order. */
+/** How each kind of output item is drawn once a cell is done (the shapes are made in labs/display.py). */
+const DRAW = { stdout: text, stderr: text, graph, pair, plot, boundary, table, sort: sortStepper, backward: backwardCards };
+
+/** Render every output item of a cell run, in order; a kind this page cannot draw says so. */
 export async function renderOutputs(target, outputs) {
   for (const item of outputs) {
-    if (item.kind === "stdout" || item.kind === "stderr") target.append(el("pre", { class: `ember-${item.kind}`, text: item.text }));
-    else if (item.kind === "graph") target.append(await graph(item));
-    else if (item.kind === "pair") target.append(await pair(item));
-    else if (DRAW_NOW[item.kind]) target.append(DRAW_NOW[item.kind](item));
-    else if (item.kind === "sort") target.append(await sortStepper(item));
-    else if (item.kind === "backward") target.append(backwardCards(item));
+    const draw = DRAW[item.kind];
+    target.append(draw ? await draw(item) : el("p", { class: "ember-error", text: `(this page cannot draw an item of kind "${item.kind}")` }));
   }
 }

@@ -1,7 +1,7 @@
 // The page's handle on Python: one module worker per visit, requests with ids, Stop, and restarts.
 //
 // The messages are described in protocol.js.
-import { REQUEST } from "./protocol.js";
+import { INPUT, REQUEST } from "./protocol.js";
 
 const STOP_GRACE_MS = 1000; // how long an interrupt may take before the worker is replaced
 const BOOT_TIMEOUT_MS = 120000;
@@ -21,8 +21,10 @@ export class Runtime extends EventTarget {
     this.nextId = 1;
     this.pending = new Map();
     this.state = "off";
-    this.interrupts = typeof SharedArrayBuffer !== "undefined" && self.crossOriginIsolated
-      ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+    const isolated = typeof SharedArrayBuffer !== "undefined" && self.crossOriginIsolated;
+    this.interrupts = isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+    this.input = isolated ? new SharedArrayBuffer(INPUT.TEXT_AT + INPUT.BYTES) : null;
+    this.asking = null; // the request whose input() waits for the learner
     this.ready = null;
     this.bootSeconds = null;
   }
@@ -47,7 +49,7 @@ export class Runtime extends EventTarget {
       event.preventDefault?.();
       this.restart("Python stopped unexpectedly");
     };
-    const boot = this.send(REQUEST.BOOT, { interruptBuffer: this.interrupts });
+    const boot = this.send(REQUEST.BOOT, { interruptBuffer: this.interrupts, inputBuffer: this.input });
     this.ready = withTimeout(boot, BOOT_TIMEOUT_MS, "Python took too long to start").then((info) => {
       this.bootSeconds = info.seconds;
       this.setState("ready", info);
@@ -59,19 +61,24 @@ export class Runtime extends EventTarget {
     return this.ready;
   }
 
-  send(type, payload, onProgress = null) {
+  send(type, payload, onProgress = null, onAsk = null) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, type, onProgress });
+      this.pending.set(id, { resolve, reject, type, onProgress, onAsk });
       this.worker.postMessage({ id, type, payload });
     });
   }
 
-  settle({ id, ok, result, error, fatal, progress }) {
+  settle({ id, ok, result, error, fatal, progress, ask }) {
     const waiting = this.pending.get(id);
     if (!waiting) return;
     if (progress) {
       if (waiting.onProgress) waiting.onProgress(progress);
+      return;
+    }
+    if (ask !== undefined) {
+      this.asking = id;
+      Promise.resolve(waiting.onAsk ? waiting.onAsk(ask) : null).then((answer) => this.answer(id, answer));
       return;
     }
     this.pending.delete(id);
@@ -88,17 +95,34 @@ export class Runtime extends EventTarget {
     return [...this.pending.values()].some((item) => item.type !== REQUEST.BOOT);
   }
 
+  /** Give a waiting input() its answer (a string), or cancel it (null). */
+  answer(id, text) {
+    if (this.asking !== id || !this.input) return;
+    this.asking = null;
+    const state = new Int32Array(this.input, 0, 2);
+    if (typeof text === "string") {
+      const bytes = new TextEncoder().encode(text).slice(0, INPUT.BYTES);
+      new Uint8Array(this.input, INPUT.TEXT_AT).set(bytes);
+      Atomics.store(state, INPUT.LENGTH, bytes.length);
+      Atomics.store(state, INPUT.STATE, INPUT.ANSWERED);
+    } else Atomics.store(state, INPUT.STATE, INPUT.CANCELLED);
+    Atomics.notify(state, INPUT.STATE);
+  }
+
   /** Send a request once Python is ready; the page shows "running" until it settles. */
-  async request(type, payload, { onProgress = null } = {}) {
+  async request(type, payload, { onProgress = null, onAsk = null } = {}) {
     await this.start();
     if (this.interrupts) this.interrupts[0] = 0;
     this.setState("running");
-    return this.send(type, payload, onProgress);
+    return this.send(type, payload, onProgress, onAsk);
   }
 
-  /** Run an example cell: payload { page, lab, pieces, code }; onProgress gets items drawn while it runs. */
-  run(payload, onProgress = null) {
-    return this.request(REQUEST.RUN, payload, { onProgress });
+  /**
+   * Run an example cell: payload { page, lab, exact, pieces, code }. onProgress gets items drawn while
+   * it runs; onAsk(prompt) answers its input() with a promise of a string (or null to cancel).
+   */
+  run(payload, onProgress = null, onAsk = null) {
+    return this.request(REQUEST.RUN, payload, { onProgress, onAsk });
   }
 
   /** Run a lesson's checks: payload { lab, pieces }. */
@@ -106,9 +130,14 @@ export class Runtime extends EventTarget {
     return this.request(REQUEST.CHECK, payload);
   }
 
-  /** The learner's files as a lab starts: payload { lab, pieces }. */
+  /** The learner's files as a lab starts: payload { lab, exact, pieces }. */
   module(payload) {
     return this.request(REQUEST.MODULE, payload);
+  }
+
+  /** The finished pieces to load for a lab's earlier gaps: payload { lab, exact, pieces, replace_own }. */
+  earlier(payload) {
+    return this.request(REQUEST.EARLIER, payload);
   }
 
   /** True when a request failed because Python was restarted under it (the learner's code is safe). */
@@ -125,6 +154,7 @@ export class Runtime extends EventTarget {
     });
     if (this.interrupts) {
       this.interrupts[0] = 2; // SIGINT: Python raises KeyboardInterrupt
+      if (this.asking !== null) this.answer(this.asking, null); // an input() waiting for the learner gives up
       const stopped = await Promise.race([settled, sleep(STOP_GRACE_MS).then(() => false)]);
       if (stopped) return "interrupted";
     }
@@ -135,6 +165,7 @@ export class Runtime extends EventTarget {
   /** Replace the worker with a fresh one; every waiting request is rejected with RuntimeRestarted. */
   restart(reason) {
     if (this.worker) this.worker.terminate();
+    this.asking = null;
     const waiting = [...this.pending.values()];
     this.pending.clear();
     for (const item of waiting) item.reject(new RuntimeRestarted(reason));

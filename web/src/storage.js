@@ -1,47 +1,183 @@
 // The learner's work in the browser's localStorage: pieces per gap id, answers, progress.
+//
 // Every piece is stored with the course version it was written under, so a new version of the
-// course never drops it: gap ids stay stable, and the code moves along with its id.
+// course never drops it: gap ids stay stable, and the code moves along with its id. A piece typed
+// in the editor is kept as its exact text (`exact: true`), byte for byte; pieces saved by older
+// versions hold dedented bodies, which Python turns into exact texts (see `adoptExact`).
+//
+// Whatever storage holds, reading it never fails: every field is checked, whatever is readable is
+// used, and anything unreadable is copied aside (never dropped) and reported through `problems()`.
+// Where storage is missing or full, the work of this visit is kept in memory, and reported too.
 
 const KEY = "ember:v1";
+const ASIDE = "ember:unreadable";
+const EVENT = "ember:storage";
+
+let memory = null; // the state, when the browser cannot store it
+const issues = new Map(); // problem kind -> { kind, detail }
+let cache = { raw: undefined, state: null };
 
 function empty() {
   return { pieces: {}, answers: {}, progress: {}, last: null };
 }
 
-function read() {
+const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+const isCount = (value) => Number.isInteger(value) && value >= 0;
+const isTime = (value) => value === undefined || (typeof value === "number" && Number.isFinite(value));
+
+const VALID = {
+  pieces: (entry) => isObject(entry) && typeof entry.code === "string" && isTime(entry.saved)
+    && (entry.version === undefined || typeof entry.version === "string")
+    && (entry.exact === undefined || typeof entry.exact === "boolean"),
+  answers: (entry) => isObject(entry) && typeof entry.option === "string" && typeof entry.correct === "boolean"
+    && (entry.everCorrect === undefined || typeof entry.everCorrect === "boolean"),
+  progress: (entry) => isObject(entry) && isCount(entry.passed) && isCount(entry.total)
+    && typeof entry.done === "boolean" && isTime(entry.at),
+};
+
+/** Check saved data field by field: answer the readable state and a list of what could not be read. */
+export function validate(raw) {
+  const state = empty();
+  const unreadable = [];
+  if (raw === null || raw === undefined) return { state, unreadable };
+  let saved;
   try {
-    const saved = JSON.parse(localStorage.getItem(KEY) || "null");
-    return saved && typeof saved === "object" ? { ...empty(), ...saved } : empty();
+    saved = JSON.parse(raw);
   } catch {
-    return empty();
+    return { state, unreadable: ["the saved data is not valid JSON"] };
+  }
+  if (!isObject(saved)) return { state, unreadable: ["the saved data is not an object"] };
+  for (const [field, valid] of Object.entries(VALID)) {
+    if (saved[field] === undefined) continue;
+    if (!isObject(saved[field])) {
+      unreadable.push(`"${field}" is not a table`);
+      continue;
+    }
+    for (const [key, entry] of Object.entries(saved[field])) {
+      if (valid(entry)) state[field][key] = entry;
+      else unreadable.push(`${field} entry "${key}"`);
+    }
+  }
+  if (typeof saved.last === "string") state.last = saved.last;
+  else if (saved.last !== null && saved.last !== undefined) unreadable.push('"last" is not a lesson id');
+  return { state, unreadable };
+}
+
+function note(kind, detail) {
+  if (!issues.has(kind)) {
+    issues.set(kind, { kind, detail });
+    window.dispatchEvent(new CustomEvent(EVENT, { detail: { problem: kind } }));
   }
 }
 
+function backend() {
+  if (memory) return null;
+  try {
+    return window.localStorage; // throws where storage is blocked (e.g. some private windows)
+  } catch {
+    return null;
+  }
+}
+
+function toMemory(state, kind, detail) {
+  memory = state;
+  note(kind, detail);
+}
+
+/** Keep unreadable saved data aside, once per distinct content; it is never thrown away. */
+function keepAside(store, raw, unreadable) {
+  let aside = [];
+  try {
+    const old = JSON.parse(store.getItem(ASIDE) || "[]");
+    if (Array.isArray(old)) aside = old;
+  } catch {
+    aside = [{ at: null, raw: store.getItem(ASIDE), why: ["an earlier copy aside was itself unreadable"] }];
+  }
+  if (!aside.some((item) => item && item.raw === raw)) aside.push({ at: Date.now(), raw, why: unreadable });
+  store.setItem(ASIDE, JSON.stringify(aside));
+}
+
+function read() {
+  if (memory) return memory;
+  const store = backend();
+  if (!store) {
+    toMemory(empty(), "unavailable");
+    return memory;
+  }
+  let raw;
+  try {
+    raw = store.getItem(KEY);
+  } catch {
+    toMemory(empty(), "unavailable");
+    return memory;
+  }
+  if (raw === cache.raw && cache.state) return structuredClone(cache.state);
+  const { state, unreadable } = validate(raw);
+  if (unreadable.length) {
+    try {
+      keepAside(store, raw, unreadable);
+      store.setItem(KEY, JSON.stringify(state)); // what was readable, so the next read is clean
+      raw = store.getItem(KEY);
+    } catch {
+      toMemory(state, "full");
+    }
+    note("unreadable", unreadable);
+  }
+  cache = { raw, state: structuredClone(state) };
+  return state;
+}
+
 function write(state) {
-  localStorage.setItem(KEY, JSON.stringify(state));
+  if (memory) {
+    memory = state;
+    return;
+  }
+  const store = backend();
+  try {
+    const raw = JSON.stringify(state);
+    store.setItem(KEY, raw);
+    cache = { raw, state: structuredClone(state) };
+  } catch {
+    toMemory(state, "full");
+  }
 }
 
 function update(change) {
   const state = read();
   change(state);
   write(state);
-  window.dispatchEvent(new CustomEvent("ember:storage"));
+  window.dispatchEvent(new CustomEvent(EVENT));
 }
 
-/** The learner's pieces as {gap id: code}. */
-export function pieces() {
-  const result = {};
-  for (const [gap, entry] of Object.entries(read().pieces)) result[gap] = entry.code;
+/** The learner's work as requests carry it: { exact: {gap: text}, pieces: {gap: older dedented body} }. */
+export function work() {
+  const result = { exact: {}, pieces: {} };
+  for (const [gap, entry] of Object.entries(read().pieces)) result[entry.exact ? "exact" : "pieces"][gap] = entry.code;
   return result;
 }
 
-/** Save the learner's pieces ({gap: code}); null for a gap forgets its piece. */
-export function savePieces(changes, version) {
+/** The learner's exact text of each gap they wrote in the editor. */
+export function exactTexts() {
+  return work().exact;
+}
+
+/** Save exact texts ({gap: text}); null for a gap forgets its piece. */
+export function saveExact(changes, version) {
   update((state) => {
     for (const [gap, code] of Object.entries(changes)) {
       if (code === null) delete state.pieces[gap];
-      else state.pieces[gap] = { code, version, saved: Date.now() };
+      else state.pieces[gap] = { code, version, saved: Date.now(), exact: true };
     }
+  });
+}
+
+/** Replace older pieces by the exact texts Python made of them ({gap: text}), keeping their versions. */
+export function adoptExact(texts) {
+  const older = work().pieces;
+  const changes = Object.entries(texts).filter(([gap]) => gap in older);
+  if (!changes.length) return;
+  update((state) => {
+    for (const [gap, code] of changes) state.pieces[gap] = { ...state.pieces[gap], code, exact: true };
   });
 }
 
@@ -78,8 +214,41 @@ export function visit(lesson) {
   });
 }
 
-/** Forget everything: pieces, answers and progress. */
-export function resetAll() {
-  localStorage.removeItem(KEY);
-  window.dispatchEvent(new CustomEvent("ember:storage"));
+/** What is wrong with storage this visit: [{ kind: "unreadable" | "unavailable" | "full", detail }]. */
+export function problems() {
+  read();
+  return [...issues.values()];
 }
+
+/** Everything kept aside as unreadable, as text to download (null when there is none). */
+export function asideText() {
+  const store = backend();
+  let aside = null;
+  try {
+    aside = store ? store.getItem(ASIDE) : null;
+  } catch {
+    aside = null;
+  }
+  return aside;
+}
+
+/** The whole saved state as JSON text (for a learner whose browser cannot keep it). */
+export function stateText() {
+  return JSON.stringify(read(), null, 2);
+}
+
+/** Forget everything: pieces, answers and progress (what was kept aside stays). */
+export function resetAll() {
+  if (memory) memory = empty();
+  else {
+    try {
+      backend()?.removeItem(KEY);
+    } catch {
+      memory = empty();
+    }
+  }
+  cache = { raw: undefined, state: null };
+  window.dispatchEvent(new CustomEvent(EVENT));
+}
+
+export const STORAGE_EVENT = EVENT;

@@ -2,14 +2,15 @@
 // Requests and replies follow web/src/protocol.js; Python never runs on the page's main thread.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
-import { REQUEST } from "./protocol.js";
+import { INPUT, REQUEST } from "./protocol.js";
 
 const base = new URL("./", import.meta.url);
 let pyodide = null;
 let session = null;
+let inputBuffer = null; // shared with the page when it is cross-origin isolated: input() can wait on it
 
 /** Boot Pyodide, install the wheels, unpack the course's Python and open a Session. */
-async function boot({ interruptBuffer }) {
+async function boot({ interruptBuffer, inputBuffer: shared }) {
   const started = performance.now();
   const phases = {};
   const mark = (name) => (phases[name] = Math.round(performance.now() - started));
@@ -21,6 +22,8 @@ async function boot({ interruptBuffer }) {
   pyodide = await loadPyodide({ indexURL: new URL("pyodide/", base).href });
   mark("pyodide");
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
+  inputBuffer = shared || null;
+  pyodide.setStdin({ error: true }); // sys.stdin is not the page: reading it fails at once, without prompt()
   for (const wheel of await wheels) pyodide.unpackArchive(wheel, "wheel"); // into site-packages
   pyodide.unpackArchive(await archive, "zip", { extractDir: "/home/pyodide/course" });
   mark("files");
@@ -36,10 +39,24 @@ _ember_session = Session("/home/pyodide/learner")
   return { seconds: (performance.now() - started) / 1000, phases, version, python: pyodide.version };
 }
 
+/** input() for the request ``id``: ask the page and block until it answers; null when cancelled. */
+function asker(id) {
+  if (!inputBuffer) return null;
+  const state = new Int32Array(inputBuffer, 0, 2);
+  const bytes = new Uint8Array(inputBuffer, INPUT.TEXT_AT);
+  return (prompt) => {
+    Atomics.store(state, INPUT.STATE, INPUT.WAITING);
+    self.postMessage({ id, ask: String(prompt) });
+    Atomics.wait(state, INPUT.STATE, INPUT.WAITING);
+    if (Atomics.load(state, INPUT.STATE) !== INPUT.ANSWERED) return null;
+    return new TextDecoder().decode(bytes.slice(0, Atomics.load(state, INPUT.LENGTH)));
+  };
+}
+
 /** Hand a request to the Python session: JSON in, JSON out; live items go to the page at once. */
 const ask = (type) => (payload, id) => {
   const live = (text) => self.postMessage({ id, progress: JSON.parse(text) });
-  return JSON.parse(session.handle(type, JSON.stringify(payload), live));
+  return JSON.parse(session.handle(type, JSON.stringify(payload), live, type === REQUEST.RUN ? asker(id) : null));
 };
 
 /** False once Pyodide has suffered a fatal error (e.g. the JavaScript stack overflowed): it answers nothing after that. */
@@ -57,6 +74,7 @@ const handlers = {
   [REQUEST.RUN]: ask(REQUEST.RUN),
   [REQUEST.CHECK]: ask(REQUEST.CHECK),
   [REQUEST.MODULE]: ask(REQUEST.MODULE),
+  [REQUEST.EARLIER]: ask(REQUEST.EARLIER),
 };
 
 self.onmessage = async ({ data }) => {
