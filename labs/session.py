@@ -90,13 +90,13 @@ class Session:
     def _input(self, prompt: object = "") -> str:
         """input() for cells: ask in the page and wait for the answer, or say why that cannot be done."""
         text = str(prompt)
-        if self._ask is None:
+        if not callable(self._ask):
             raise InputUnavailable(NO_INPUT)
         if self._outputs is not None:
             self._outputs.write(text)
             self._outputs.send_batch()
         answer = self._ask(text)
-        if answer is None:
+        if not isinstance(answer, str):  # the learner pressed Stop while input() waited
             raise KeyboardInterrupt
         if self._outputs is not None:
             self._outputs.write(answer + "\n")

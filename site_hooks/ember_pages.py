@@ -96,7 +96,24 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
     lesson_id = page.meta.get("lesson")
     if lesson_id is not None:
         head = f'<meta name="ember-lesson" content="{html.escape(lesson_id)}">\n' + head
-    return output.replace("</head>", head + "</head>", 1)
+    return _guard_theme_storage(output.replace("</head>", head + "</head>", 1))
+
+
+# The theme reads its saved palette through __md_get, whose default argument touches localStorage:
+# where the browser blocks storage, that throws before any page code runs. Wrap it so that a page
+# without storage simply starts in the default palette.
+STORAGE_GUARD = ("<script>(()=>{const get=__md_get,set=__md_set;"
+                 "__md_get=(...a)=>{try{return get(...a)}catch{return null}};"
+                 "__md_set=(...a)=>{try{set(...a)}catch{}}})()</script>")
+
+
+def _guard_theme_storage(output: str) -> str:
+    at = output.find("__md_set=")
+    end = output.find("</script>", at) if at != -1 else -1
+    if end == -1:
+        raise PluginError("the theme no longer defines __md_set in the page head; review STORAGE_GUARD")
+    end += len("</script>")
+    return output[:end] + STORAGE_GUARD + output[end:]
 
 
 def course_json(course: Course, urls: dict[str, str]) -> dict[str, Any]:

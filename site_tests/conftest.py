@@ -91,9 +91,9 @@ class Watch:
         assert self.requests, "no request was recorded at all"
 
 
-def watched_context(browser: Browser, watch: Watch) -> BrowserContext:
+def watched_context(browser: Browser, watch: Watch, **options: object) -> BrowserContext:
     """A fresh profile whose every request (workers' too) is recorded, and blocked unless local."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context = browser.new_context(**{"viewport": {"width": 1200, "height": 900}, **options})
 
     def route(route_, request) -> None:
         watch.requests.append(request.url)

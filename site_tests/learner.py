@@ -26,7 +26,7 @@ def wait_for_lab(page: Page) -> Locator:
 
 def stored_piece(page: Page, gap_id: str) -> str | None:
     """The learner's piece for a gap as saved in the browser, if any."""
-    raw = page.evaluate("() => localStorage.getItem('ember:v1')")
+    raw = page.evaluate("() => { try { return localStorage.getItem('ember:v1'); } catch { return null; } }")
     if not raw:
         return None
     entry = json.loads(raw)["pieces"].get(gap_id)

@@ -59,13 +59,16 @@ function download(text, name) {
 
 /** Tell the learner, at the top of the page, when their saved work could not be read or kept. */
 function mountStorageNotice(root) {
-  root.querySelector(".ember-storage")?.remove();
-  const problems = storage.problems();
+  const problems = storage.problems(); // reading may find a problem and announce it: draw after that
+  root.querySelectorAll(".ember-storage").forEach((old) => old.remove());
   if (!problems.length) return;
   const box = el("div", { class: "ember-storage", role: "alert", "data-problems": problems.map((p) => p.kind).join(" ") });
   for (const problem of problems) box.append(el("p", { text: STORAGE_WORDS[problem.kind] }));
   const aside = storage.asideText();
   if (aside) box.append(el("button", { class: "md-button", type: "button", onclick: () => download(aside, "ember-unreadable.json") }, "Download what was kept aside"));
+  if (problems.some((p) => p.kind === "unreadable")) {
+    box.append(el("button", { class: "md-button", type: "button", onclick: () => { storage.acknowledgeAside(); box.remove(); } }, "Hide this note"));
+  }
   if (problems.some((p) => p.kind !== "unreadable")) {
     box.append(el("button", { class: "md-button", type: "button", onclick: () => download(storage.stateText(), "ember-work.json") }, "Download my work as it is now"));
   }

@@ -153,8 +153,10 @@ export class Runtime extends EventTarget {
       check();
     });
     if (this.interrupts) {
-      this.interrupts[0] = 2; // SIGINT: Python raises KeyboardInterrupt
-      if (this.asking !== null) this.answer(this.asking, null); // an input() waiting for the learner gives up
+      // An input() waiting for the learner gives up and raises KeyboardInterrupt itself; anything
+      // else gets SIGINT, and Python raises KeyboardInterrupt at its next instruction.
+      if (this.asking !== null) this.answer(this.asking, null);
+      else this.interrupts[0] = 2;
       const stopped = await Promise.race([settled, sleep(STOP_GRACE_MS).then(() => false)]);
       if (stopped) return "interrupted";
     }

@@ -214,22 +214,44 @@ export function visit(lesson) {
   });
 }
 
-/** What is wrong with storage this visit: [{ kind: "unreadable" | "unavailable" | "full", detail }]. */
+function asideEntries() {
+  try {
+    const aside = JSON.parse(backend()?.getItem(ASIDE) || "[]");
+    return Array.isArray(aside) ? aside : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * What is wrong with storage: [{ kind: "unreadable" | "unavailable" | "full", detail }]. Data kept
+ * aside stays a problem, visit after visit, until the learner has seen the note (`acknowledgeAside`).
+ */
 export function problems() {
   read();
-  return [...issues.values()];
+  const found = [...issues.values()].filter((item) => item.kind !== "unreadable");
+  const unseen = asideEntries().filter((item) => item && !item.seen);
+  if (unseen.length) found.unshift({ kind: "unreadable", detail: unseen.flatMap((item) => item.why || []) });
+  return found;
+}
+
+/** The learner has read the note about data kept aside: stop showing it (the data stays). */
+export function acknowledgeAside() {
+  const aside = asideEntries().map((item) => (item && typeof item === "object" ? { ...item, seen: true } : item));
+  try {
+    backend()?.setItem(ASIDE, JSON.stringify(aside));
+  } catch {
+    // storage refused: the note shows again next time, which is the safe side
+  }
 }
 
 /** Everything kept aside as unreadable, as text to download (null when there is none). */
 export function asideText() {
-  const store = backend();
-  let aside = null;
   try {
-    aside = store ? store.getItem(ASIDE) : null;
+    return backend()?.getItem(ASIDE) ?? null;
   } catch {
-    aside = null;
+    return null;
   }
-  return aside;
 }
 
 /** The whole saved state as JSON text (for a learner whose browser cannot keep it). */

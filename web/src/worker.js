@@ -39,16 +39,16 @@ _ember_session = Session("/home/pyodide/learner")
   return { seconds: (performance.now() - started) / 1000, phases, version, python: pyodide.version };
 }
 
-/** input() for the request ``id``: ask the page and block until it answers; null when cancelled. */
+/** input() for the request ``id``: ask the page and block until it answers; undefined when cancelled. */
 function asker(id) {
-  if (!inputBuffer) return null;
+  if (!inputBuffer) return undefined; // None in Python: input() says why it cannot wait
   const state = new Int32Array(inputBuffer, 0, 2);
   const bytes = new Uint8Array(inputBuffer, INPUT.TEXT_AT);
   return (prompt) => {
     Atomics.store(state, INPUT.STATE, INPUT.WAITING);
     self.postMessage({ id, ask: String(prompt) });
     Atomics.wait(state, INPUT.STATE, INPUT.WAITING);
-    if (Atomics.load(state, INPUT.STATE) !== INPUT.ANSWERED) return null;
+    if (Atomics.load(state, INPUT.STATE) !== INPUT.ANSWERED) return undefined; // None in Python (null would be JsNull)
     return new TextDecoder().decode(bytes.slice(0, Atomics.load(state, INPUT.LENGTH)));
   };
 }
@@ -56,7 +56,7 @@ function asker(id) {
 /** Hand a request to the Python session: JSON in, JSON out; live items go to the page at once. */
 const ask = (type) => (payload, id) => {
   const live = (text) => self.postMessage({ id, progress: JSON.parse(text) });
-  return JSON.parse(session.handle(type, JSON.stringify(payload), live, type === REQUEST.RUN ? asker(id) : null));
+  return JSON.parse(session.handle(type, JSON.stringify(payload), live, type === REQUEST.RUN ? asker(id) : undefined));
 };
 
 /** False once Pyodide has suffered a fatal error (e.g. the JavaScript stack overflowed): it answers nothing after that. */

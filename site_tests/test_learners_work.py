@@ -1,0 +1,274 @@
+"""The learner's work never breaks or vanishes: exact texts, markers in a gap, damaged or missing
+storage, input(), a flood of output, and pages that keep their width on a phone."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from labs.course import load_course
+
+from .conftest import LESSON_10, Watch, watched_context
+from .learner import (
+    RUN_MS,
+    cell,
+    open_page,
+    replace_cell_code,
+    run_cell,
+    run_checks,
+    stored_piece,
+    type_into_gap,
+    wait_for_lab,
+)
+
+COURSE = load_course()
+FINISHED_BACKWARD = COURSE.gaps["L10.backward"].finished
+
+
+def download_module(page: Page) -> str:
+    with page.expect_download() as download:
+        page.locator(".ember-lab").get_by_role("button", name="Download my ember/scalar.py").click()
+    return download.value.path().read_text(encoding="utf-8")
+
+
+def load_finished_pieces(page: Page) -> None:
+    page.locator(".ember-lab").get_by_role("button", name="Load the finished pieces of earlier lessons").click()
+    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Loaded")
+
+
+# --- the learner's text, byte for byte ---------------------------------------------------------
+
+def test_tabs_and_trailing_spaces_in_a_gap_survive_a_reload(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    load_finished_pieces(page)
+    typed = FINISHED_BACKWARD.rstrip("\n") + "\n\t# a tab here  \n  \t# and mixed here"
+    type_into_gap(page, "L10.backward", typed)
+    saved = stored_piece(page, "L10.backward")
+    assert saved is not None and "\n    \t# a tab here  \n      \t# and mixed here" in saved
+    page.reload()
+    wait_for_lab(page)
+    assert stored_piece(page, "L10.backward") == saved
+    module = download_module(page)
+    assert saved in module  # the module holds the text exactly as typed
+    lab = page.locator(".ember-lab")
+    claims = run_checks(page)
+    expect(claims.first).to_have_attribute("data-state", "pass")
+    expect(lab.locator(".ember-problem")).to_be_hidden()
+
+
+def test_a_marker_typed_in_a_gap_is_named_and_nothing_is_cut(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    load_finished_pieces(page)
+    marked = FINISHED_BACKWARD.rstrip("\n") + "\n# --- end gap ---\nafter_the_marker = 1"
+    type_into_gap(page, "L10.backward", marked)
+    saved = stored_piece(page, "L10.backward") or ""
+    assert saved.endswith("    # --- end gap ---\n    after_the_marker = 1")
+    run_checks(page)
+    problem = page.locator(".ember-lab .ember-problem")
+    expect(problem).to_have_attribute("data-kind", "marker")
+    marker_line = len(FINISHED_BACKWARD.rstrip("\n").split("\n")) + 1
+    expect(problem).to_contain_text(f"Line {marker_line} of gap L10.backward looks like a gap marker")
+    expect(page.locator(".ember-lab .ember-claims li").first).to_have_attribute("data-state", "fail")
+    page.reload()
+    wait_for_lab(page)
+    expect(page.locator(".ember-lab .cm-content")).to_contain_text("after_the_marker = 1")
+    expect(page.locator(".ember-lab .ember-problem")).to_contain_text("looks like a gap marker")
+
+
+# --- storage of any shape ----------------------------------------------------------------------
+
+DAMAGED = {
+    "nulls": '{"pieces":null,"answers":null,"progress":null,"last":null}',
+    "progress-number": '{"pieces":{},"answers":{},"progress":7,"last":null}',
+    "not-json": '{"pieces": {"L10.backward": {"code": "def backward(self',
+    "array": "[1, 2, 3]",
+    "wrong-entries": json.dumps({
+        "pieces": {"L10.backward": {"code": 5}, "L09.neg": {"code": "    def __neg__(self):\n        return self * -1",
+                                                            "exact": True, "saved": 1}},
+        "answers": {"L10.bfs": "four", "L10.depth": {"option": 3}},
+        "progress": {"L10": {"passed": "x"}}, "last": 3,
+    }),
+}
+
+
+def set_storage(page: Page, base_url: str, raw: str) -> None:
+    page.goto(base_url + "hosting/")
+    page.evaluate("raw => { localStorage.clear(); localStorage.setItem('ember:v1', raw); }", raw)
+
+
+@pytest.mark.parametrize("shape", list(DAMAGED), ids=list(DAMAGED))
+def test_damaged_storage_leaves_every_page_working_and_the_learner_told(page: Page, base_url: str,
+                                                                        shape: str) -> None:
+    raw = DAMAGED[shape]
+    set_storage(page, base_url, raw)
+    open_page(page, base_url + LESSON_10)
+    notice = page.locator(".ember-storage")
+    expect(notice).to_contain_text("could not be read")
+    question = page.locator('.ember-question[data-question="L10.bfs"]')
+    expect(question.locator("input")).to_have_count(len(COURSE.lesson("L10").questions[0].options))
+    wait_for_lab(page)
+    replace_cell_code(page, 0, "print(6 * 7)")
+    expect(run_cell(page, 0)).to_contain_text("42")
+    question.locator("input").first.check()
+    expect(question.locator(".ember-feedback")).not_to_be_empty()
+    if shape == "wrong-entries":  # the readable piece is in use, the unreadable one is kept aside
+        expect(page.locator(".ember-lab")).to_be_visible()
+        assert "return self * -1" in (stored_piece(page, "L09.neg") or "")
+    with page.expect_download() as download:
+        notice.get_by_role("button", name="Download what was kept aside").click()
+    aside = json.loads(download.value.path().read_text(encoding="utf-8"))
+    assert [item["raw"] for item in aside] == [raw]
+    page.goto(base_url)
+    expect(page.locator(".ember-lessons li")).to_have_count(len(COURSE.lessons))
+    page.goto(base_url + "lessons/07-a-number-that-remembers/")
+    wait_for_lab(page)
+
+
+def context_with(browser: Browser, watch: Watch, script: str) -> BrowserContext:
+    context = watched_context(browser, watch)
+    context.add_init_script(script)
+    return context
+
+
+NO_STORAGE = """Object.defineProperty(window, "localStorage", {
+  get() { throw new DOMException("The user denied access to storage", "SecurityError"); } });"""
+FULL_STORAGE = """Storage.prototype.setItem = function () {
+  throw new DOMException("The quota has been exceeded.", "QuotaExceededError"); };"""
+
+
+@pytest.fixture(params=["unavailable", "full"])
+def limited(request: pytest.FixtureRequest, browser: Browser, watch: Watch) -> Iterator[tuple[str, Page]]:
+    context = context_with(browser, watch, NO_STORAGE if request.param == "unavailable" else FULL_STORAGE)
+    page = context.new_page()
+    page.on("pageerror", lambda error: watch.errors.append(str(error)))
+    yield request.param, page
+    context.close()
+    watch.check()
+
+
+def test_without_storage_the_work_lasts_the_visit_and_the_learner_is_told(limited: tuple[str, Page],
+                                                                          base_url: str) -> None:
+    kind, page = limited
+    open_page(page, base_url + LESSON_10)
+    expect(page.locator(".ember-storage")).to_have_attribute("data-problems", kind)
+    expect(page.locator(".ember-storage")).to_contain_text("only while this tab stays open" if kind == "full"
+                                                           else "not letting the course save")
+    wait_for_lab(page)
+    load_finished_pieces(page)
+    type_into_gap(page, "L10.backward", FINISHED_BACKWARD)
+    claims = run_checks(page)
+    for index in range(claims.count()):
+        expect(claims.nth(index)).to_have_attribute("data-state", "pass")
+    page.locator(".ember-closing a", has_text="Next:").click()  # instant navigation keeps the visit's memory
+    wait_for_lab(page)
+    page.locator(".ember-closing a", has_text="Previous:").click()
+    wait_for_lab(page)
+    expect(page.locator(".ember-lab .cm-content")).to_contain_text("stack: list[tuple[Value, bool]]")
+    with page.expect_download() as download:
+        page.locator(".ember-storage").get_by_role("button", name="Download my work as it is now").click()
+    work = json.loads(download.value.path().read_text(encoding="utf-8"))
+    assert "stack: list[tuple[Value, bool]]" in work["pieces"]["L10.backward"]["code"]
+
+
+# --- cells behave like Python ------------------------------------------------------------------
+
+ASKING = "name = input('Your name? ')\nprint('Hello,', name)"
+
+
+def test_input_asks_in_the_page_when_isolated(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    replace_cell_code(page, 0, ASKING)
+    box = cell(page, 0)
+    box.get_by_role("button", name="Run", exact=True).click()
+    field = box.get_by_role("textbox", name="Your answer to: Your name?")
+    expect(field).to_be_visible(timeout=RUN_MS)
+    expect(box.locator(".ember-output")).to_contain_text("Your name?")
+    field.fill("Ada")
+    field.press("Enter")
+    expect(box.locator(".ember-output")).to_contain_text("Hello, Ada", timeout=RUN_MS)
+    expect(box.locator(".ember-error")).to_have_count(0)
+    # Stop while input() waits: the cell stops in place, Python is not restarted.
+    box.get_by_role("button", name="Run", exact=True).click()
+    expect(field).to_be_visible(timeout=RUN_MS)
+    box.get_by_role("button", name="Stop").click()
+    expect(box.locator(".ember-error")).to_contain_text("Stopped", timeout=RUN_MS)
+    expect(page.locator(".ember-toast")).to_have_count(0)
+
+
+def test_input_without_isolation_says_why_it_cannot_wait(page: Page, plain_url: str) -> None:
+    open_page(page, plain_url + LESSON_10)
+    wait_for_lab(page)
+    replace_cell_code(page, 0, ASKING)
+    output = run_cell(page, 0)
+    expect(output.locator(".ember-error")).to_contain_text("input() cannot wait for your answer on this page")
+
+
+def test_a_flood_of_output_is_capped_and_the_page_answers_while_it_runs(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    replace_cell_code(page, 0, "for i in range(600_000):\n    print(i)")
+    box = cell(page, 0)
+    box.get_by_role("button", name="Run", exact=True).click()
+    expect(box.locator(".ember-live-text")).to_contain_text("lines so far", timeout=RUN_MS)  # batches arrive
+    question = page.locator('.ember-question[data-question="L10.bfs"]')
+    question.locator("input").first.check()
+    expect(question.locator(".ember-feedback")).not_to_be_empty()
+    assert box.get_by_role("button", name="Run", exact=True).is_disabled()  # the page answered while Python ran
+    expect(box.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=RUN_MS)
+    output = box.locator(".ember-output")
+    expect(output).to_contain_text("599,000 more lines (600,000 in all)")
+    assert output.locator("pre").first.inner_text().count("\n") <= 1000
+    with page.expect_download() as download:
+        output.get_by_role("button", name="Download it").click()
+    assert download.value.path().read_text(encoding="utf-8").count("\n") == 600_000
+
+
+# --- drawings fit a phone ----------------------------------------------------------------------
+
+def every_piece_finished() -> str:
+    pieces = {gap_id: {"code": gap.finished, "version": "test", "saved": 0} for gap_id, gap in COURSE.gaps.items()}
+    return json.dumps({"pieces": pieces, "answers": {}, "progress": {}, "last": None})
+
+
+def page_width(page: Page) -> tuple[int, int]:
+    return page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_page_is_wider_than_a_phone_after_running_every_cell(browser: Browser, watch: Watch, base_url: str,
+                                                                  scheme: str) -> None:
+    context = watched_context(browser, watch, viewport={"width": 390, "height": 844}, color_scheme=scheme)
+    page = context.new_page()
+    page.on("pageerror", lambda error: watch.errors.append(str(error)))
+    try:
+        set_storage(page, base_url, every_piece_finished())
+        page.goto(base_url)
+        assert page.evaluate("document.body.dataset.mdColorScheme") == ("slate" if scheme == "dark" else "default")
+        page.locator('.ember-lessons li[data-lesson="L07"] a').click()
+        too_wide = []
+        for lesson in COURSE.lessons.values():
+            expect(page.locator(".ember-page")).to_have_attribute("data-lesson", lesson.id)
+            wait_for_lab(page)
+            for index in range(page.locator(".ember-cell").count()):
+                output = run_cell(page, index)
+                expect(output.locator(".ember-error")).to_have_count(0, timeout=120_000)
+            width, window = page_width(page)
+            if width > window:
+                too_wide.append(f"{lesson.id}: {width} px in a {window} px window")
+            if folder := os.environ.get("EMBER_SCREENSHOTS"):  # pictures to look at, when asked for
+                page.screenshot(path=str(Path(folder) / f"{lesson.id}-{scheme}-390.png"), full_page=True)
+            following = page.locator(".ember-closing a", has_text="Next:")
+            if following.count():
+                following.click()
+        assert not too_wide, too_wide
+    finally:
+        context.close()
+    watch.check()
