@@ -26,11 +26,8 @@ def wait_for_lab(page: Page) -> Locator:
 
 def stored_piece(page: Page, gap_id: str) -> str | None:
     """The learner's piece for a gap as saved in the browser, if any."""
-    raw = page.evaluate("() => { try { return localStorage.getItem('ember:v1'); } catch { return null; } }")
-    if not raw:
-        return None
-    entry = json.loads(raw)["pieces"].get(gap_id)
-    return entry["code"] if entry else None
+    entry = stored_work(page)
+    return entry.exact.get(gap_id, entry.pieces.get(gap_id))
 
 
 def stored_body(page: Page, gap_id: str) -> str | None:
@@ -41,21 +38,29 @@ def stored_body(page: Page, gap_id: str) -> str | None:
     return None if piece is None else normalize(textwrap.dedent(piece))
 
 
-def gap_body(page: Page, gap_id: str) -> str:
-    """What a gap holds now: the learner's piece, else what the gap starts from.
+def stored_work(page: Page):  # -> labs.learner.Work
+    """The learner's work as saved in the browser, in the form Python builds modules from."""
+    from labs.learner import Work
 
-    A reopened gap starts from the learner's piece of its earlier stage (or that stage's start).
-    """
+    raw = page.evaluate("() => { try { return localStorage.getItem('ember:v1'); } catch { return null; } }")
+    entries = (json.loads(raw).get("pieces") or {}) if raw else {}
+    exact = {gap: entry["code"] for gap, entry in entries.items() if entry.get("exact")}
+    older = {gap: entry["code"] for gap, entry in entries.items() if not entry.get("exact")}
+    return Work(older, exact)
+
+
+def gap_body(page: Page, gap_id: str) -> str:
+    """What a gap holds now, as the lab shows it (built by the same code that builds the learner's module)."""
     from labs.course import load_course
+    from labs.learner import build_modules
 
     course = load_course()
-    body = ""
-    for stage in course.regions[gap_id].stages:
-        piece = stored_piece(page, stage.id)
-        body = piece if piece is not None else (stage.starter if stage.starter is not None else body)
-        if stage.id == gap_id:
-            break
-    return body
+    lesson = course.gaps[gap_id].lesson
+    for module in build_modules(course, lesson, stored_work(page)).values():
+        for gap in module.gaps:
+            if gap.id == gap_id:
+                return gap.text
+    raise KeyError(gap_id)
 
 
 def gap_indent(gap_id: str) -> str:
@@ -75,7 +80,7 @@ def gap_indent(gap_id: str) -> str:
 def type_into_gap(page: Page, gap_id: str, code: str, indent: str | None = None) -> None:
     """Select the whole body of a gap in the lab editor and type new code in its place."""
     indent = gap_indent(gap_id) if indent is None else indent
-    lines = gap_body(page, gap_id).rstrip("\n").split("\n")
+    lines = gap_body(page, gap_id).split("\n")
     page.locator(f'.ember-gap[data-gap="{gap_id}"]').get_by_role("button", name="Go to the gap").click()
     for _ in range(len(lines) - 1):
         page.keyboard.press("Shift+ArrowDown")

@@ -30,6 +30,11 @@ export async function drawDot(dot, alt) {
   const figure = el("figure", { class: "ember-figure" });
   try {
     const svg = (await viz()).renderSVGElement(dot);
+    // Graphviz sizes pictures in points. The picture shrinks to fit the column, but not below 65%
+    // of its natural size (its labels would be unreadable): past that it scrolls in its own box.
+    const natural = (parseFloat(svg.getAttribute("width")) || 0) * (4 / 3);
+    if (natural) svg.style.setProperty("--natural", String(Math.round(natural)));
+    svg.classList.add("ember-dot");
     svg.setAttribute("role", "img");
     svg.setAttribute("aria-label", alt);
     figure.append(svg);
