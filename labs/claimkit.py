@@ -32,10 +32,15 @@ class Fail(Exception):
 
 @dataclass
 class Env:
-    """The learner's modules as one check sees them."""
+    """The learner's modules as one check sees them: ``env.scalar``, ``env.nn``, ... (None when missing)."""
 
-    scalar: ModuleType
-    nn: ModuleType | None = None
+    modules: dict[str, ModuleType]
+    names: frozenset[str] = frozenset()  # every learner module of the course, present or not
+
+    def __getattr__(self, name: str) -> ModuleType | None:
+        if name in self.__dict__.get("names", ()) or name in self.__dict__.get("modules", {}):
+            return self.__dict__["modules"].get(name)
+        raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     @property
     def Value(self) -> type:  # noqa: N802 - reads like the class it returns

@@ -37,7 +37,7 @@ def _is_reference(path: Path) -> bool:
 
 def _existing_pieces(course: Course, folder: Path) -> dict[str, str]:
     pieces: dict[str, str] = {}
-    for name in ("scalar.py", "nn.py"):
+    for name in course.reference:
         path = folder / name
         if path.exists():
             try:
@@ -66,7 +66,7 @@ def start(course: Course, lab: str, folder: Path, finished_earlier: bool) -> int
     """Write the learner's modules into ``folder/ember`` as lab ``lab`` starts."""
     lesson = course.lesson(lab)
     target = folder / "ember"
-    if _is_reference(target / "scalar.py"):
+    if any(_is_reference(target / name) for name in course.reference):
         raise UsageError("that folder holds the course's finished engine; choose another with --dir")
     pieces = _existing_pieces(course, target)
     target.mkdir(parents=True, exist_ok=True)
@@ -82,7 +82,8 @@ def start(course: Course, lab: str, folder: Path, finished_earlier: bool) -> int
             _back_up_if_losing(course, path, source)
         path.write_text(source, encoding="utf-8")
     kept = sorted(gap for gap in pieces if int(gap[1:3]) < lesson.number)
-    print(f"Wrote {target / 'scalar.py'} and {target / 'nn.py'} as lab {lesson.id} starts: {lesson.title}.")
+    names = ", ".join(str(target / name) for name in course.reference)
+    print(f"Wrote {names} as lab {lesson.id} starts: {lesson.title}.")
     print(f"Your gaps in this lab: {', '.join(lesson.gaps)}.")
     if kept:
         print(f"Kept {len(kept)} of your pieces from earlier lessons.")
@@ -108,18 +109,27 @@ def _print_report(report: Report, lesson: Lesson) -> None:
 def check(course: Course, which: str, path: Path) -> int:
     """Check one lesson (or all of them, in order) against the Value in ``path``."""
     lessons = list(course.lessons.values()) if which.lower() == "all" else [course.lesson(which)]
-    sources = {"scalar.py": _read(path)}
-    paths = {"scalar.py": str(path)}
-    beside = path.parent / "nn.py"
-    if beside.exists() and path.name != "nn.py":
-        sources["nn.py"] = _read(beside)
-        paths["nn.py"] = str(beside)
+    sources, paths = _sources(course, path)
     verdict = 0
     for lesson in lessons:
         report = check_lesson(lesson.id, sources, paths, course=course, load_hint=LOAD_HINT_CLI)
         _print_report(report, lesson)
         verdict |= 0 if report.passed else 1
     return verdict
+
+
+def _sources(course: Course, path: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The learner's files for a check: ``path`` and every learner file beside it (sources, shown paths).
+
+    A file whose name is not one of the course's files stands for ember/scalar.py (any file with a Value).
+    """
+    role = path.name if path.name in course.reference else "scalar.py"
+    sources, paths = {role: _read(path)}, {role: str(path)}
+    for name in course.reference:
+        beside = path.parent / name
+        if name not in sources and beside.exists():
+            sources[name], paths[name] = _read(beside), str(beside)
+    return sources, paths
 
 
 def list_claims(course: Course, lab: str) -> int:
@@ -135,10 +145,7 @@ def list_claims(course: Course, lab: str) -> int:
 def diff(course: Course, lab: str, path: Path) -> int:
     """Show the learner's pieces of a lesson next to the finished ones."""
     lesson = course.lesson(lab)
-    sources = {path.name: _read(path)}
-    beside = path.parent / "nn.py"
-    if beside.exists():
-        sources["nn.py"] = _read(beside)
+    sources, _ = _sources(course, path)
     mine = {gap.id: gap.body for source in sources.values() for gap in find_gaps(source)}
     for gap_id in lesson.gaps:
         finished = course.gaps[gap_id].finished
@@ -166,7 +173,7 @@ def parser() -> argparse.ArgumentParser:
     """The command line's arguments."""
     root = argparse.ArgumentParser(prog="python -m labs", description="Work on the ember labs in your own editor.")
     commands = root.add_subparsers(dest="command", required=True)
-    p = commands.add_parser("start", help="write ember/scalar.py as a lab starts, keeping your earlier pieces")
+    p = commands.add_parser("start", help="write your ember/ files as a lab starts, keeping your earlier pieces")
     p.add_argument("lab", help="a lesson id such as L10")
     p.add_argument("--dir", type=Path, default=Path("."), help="folder to write ember/ into (default: here)")
     p.add_argument("--ref-deps", action="store_true",
@@ -174,7 +181,7 @@ def parser() -> argparse.ArgumentParser:
     p = commands.add_parser("check", help="run a lesson's checks (or all) against your Value")
     p.add_argument("lab", help="a lesson id such as L10, or 'all'")
     p.add_argument("--file", type=Path, default=WORKING_COPY,
-                   help="the file that defines Value (default: ember/scalar.py)")
+                   help="one of your ember/ files, read with the ones beside it (default: ember/scalar.py)")
     p = commands.add_parser("tests", help="list a lesson's claims")
     p.add_argument("lab")
     p = commands.add_parser("diff", help="show your pieces of a lesson next to the finished ones")

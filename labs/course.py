@@ -21,7 +21,20 @@ from .gaps import GAP_ID, find_gaps, normalize
 
 LESSONS_DIR = Path(__file__).resolve().parent / "lessons"
 REFERENCE_DIR = Path(__file__).resolve().parent.parent / "ember"
-MODULE_FILES = ("scalar.py", "nn.py")
+
+
+def learner_file_names(reference_dir: Path = REFERENCE_DIR) -> tuple[str, ...]:
+    """The learner's files: every module of ``ember/`` that marks gaps, in the order their lessons start.
+
+    That order is also the order they are imported in, so a file may import any file of an earlier
+    lesson (``nn.py`` imports ``scalar.py``).
+    """
+    first_lesson = {}
+    for path in reference_dir.glob("*.py"):
+        gaps = find_gaps(path.read_text(encoding="utf-8"))
+        if gaps:
+            first_lesson[path.name] = min(lesson_number(gap.id) for gap in gaps)
+    return tuple(sorted(first_lesson, key=lambda name: (first_lesson[name], name)))
 
 
 class CourseError(ValueError):
@@ -159,7 +172,7 @@ class Course:
     lessons: dict[str, Lesson]
     gaps: dict[str, GapSpec]
     regions: dict[str, Region]  # any stage id -> its region
-    reference: dict[str, str]  # file name -> finished source
+    reference: dict[str, str]  # learner file name -> finished source, in import order
     functions: dict[tuple[str, str], claimkit.ClaimFunction] = field(repr=False)
 
     def lesson(self, lesson_id: str) -> Lesson:
@@ -257,7 +270,7 @@ def _reference_gaps(reference_dir: Path) -> tuple[dict[str, str], dict[str, tupl
     """The finished sources, and each marker id found there -> (file, body, indent)."""
     reference: dict[str, str] = {}
     found: dict[str, tuple[str, str, str]] = {}
-    for name in MODULE_FILES:
+    for name in learner_file_names(reference_dir):
         source = (reference_dir / name).read_text(encoding="utf-8")
         reference[name] = source
         for gap in find_gaps(source):

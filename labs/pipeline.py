@@ -20,7 +20,6 @@ from .learner import starter_gaps
 from .problems import LearnerFile, Problem, describe_error, where
 from .timelimit import shallow_recursion, time_limit
 
-DEFAULT_NAMES = {"scalar.py": "ember/scalar.py", "nn.py": "ember/nn.py"}
 IMPORT_SECONDS = 5.0
 _fresh_ids = itertools.count()
 
@@ -55,21 +54,25 @@ class Report:
         return {**asdict(self), "passed": self.passed}
 
 
-def learner_files(sources: dict[str, str], paths: dict[str, str] | None = None) -> list[LearnerFile]:
-    """The learner's files from their sources, with the gaps their markers show (none if the markers are broken)."""
-    paths = {**DEFAULT_NAMES, **(paths or {})}
+def learner_files(course: Course, sources: dict[str, str], paths: dict[str, str] | None = None) -> list[LearnerFile]:
+    """The learner's files from their sources (in import order), with the gaps their markers show.
+
+    A file whose markers are broken is still checked, only without gap places. ``paths`` names the
+    files in messages; a file not named there is 'ember/<name>'.
+    """
+    paths = paths or {}
     files = []
-    for name in ("scalar.py", "nn.py"):
+    for name in course.reference:
         if name in sources:
             try:
                 gaps = tuple(find_gaps(sources[name]))
             except GapSyntaxError:
                 gaps = ()
-            files.append(LearnerFile(name.removesuffix(".py"), paths[name], sources[name], gaps))
+            files.append(LearnerFile(name.removesuffix(".py"), paths.get(name, f"ember/{name}"), sources[name], gaps))
     return files
 
 
-def _install(files: list[LearnerFile]) -> Iterator[Env]:
+def _install(files: list[LearnerFile], names: frozenset[str]) -> Iterator[Env]:
     """Import the learner's files as a fresh package; remove it from sys.modules afterwards."""
     package = f"_ember_learner_{next(_fresh_ids)}"
     root = types.ModuleType(package)
@@ -89,7 +92,7 @@ def _install(files: list[LearnerFile]) -> Iterator[Env]:
             exec(code, module.__dict__)
             setattr(root, item.module, module)
             modules[item.module] = module
-        yield Env(scalar=modules["scalar"], nn=modules.get("nn"))
+        yield Env(modules, names)
     finally:
         for name in names:
             sys.modules.pop(name, None)
@@ -121,8 +124,14 @@ def _starter_results(
     return blocked
 
 
-def _missing_nn(course: Course, lesson: Lesson, claim: Claim) -> bool:
-    return any(course.gaps[gap_id].file == "nn.py" for gap_id in lesson.needed_gaps(claim))
+def _missing_file(course: Course, lesson: Lesson, claim: Claim, files: list[LearnerFile]) -> str | None:
+    """The first learner file a claim needs that is not among ``files``, if any."""
+    present = {item.module for item in files}
+    for gap_id in lesson.needed_gaps(claim):
+        name = course.gaps[gap_id].file
+        if name.removesuffix(".py") not in present:
+            return name
+    return None
 
 
 def run_claim(claim: Claim, env: Env, course: Course, files: list[LearnerFile]) -> ClaimResult:
@@ -151,8 +160,9 @@ def check_lesson(
     course: Course | None = None,
     load_hint: str = LOAD_HINT_PAGE,
 ) -> Report:
-    """Run the whole pipeline for one lesson on the learner's sources ('scalar.py', optional 'nn.py')."""
-    return check_files(lesson_id, learner_files(sources, paths), detect_starters, course, load_hint)
+    """Run the whole pipeline for one lesson on the learner's sources ({'scalar.py': ..., 'nn.py': ...})."""
+    course = course or load_course()
+    return check_files(lesson_id, learner_files(course, sources, paths), detect_starters, course, load_hint)
 
 
 def check_files(
@@ -175,7 +185,7 @@ def check_files(
             problem = Problem("syntax", f"Syntax error at {place.describe()}: {error.msg}", place.gap, place)
             return stopped_early(lesson, problem, blocked)
 
-    loader = _install(files)
+    loader = _install(files, frozenset(name.removesuffix(".py") for name in course.reference))
     try:
         with time_limit(IMPORT_SECONDS, frozenset(item.path for item in files)):
             env = next(loader)
@@ -191,9 +201,9 @@ def check_files(
                 results.append(_blocked(claim, Problem("skipped", "Not run: the check before it had to be stopped.")))
             elif claim.key in blocked:
                 results.append(blocked[claim.key])
-            elif env.nn is None and _missing_nn(course, lesson, claim):
-                results.append(_blocked(claim, Problem("missing_file",
-                                                       "This check needs ember/nn.py beside your scalar.py.")))
+            elif missing := _missing_file(course, lesson, claim, files):
+                beside = f" beside your {files[0].path.rsplit('/', 1)[-1]}" if files else ""
+                results.append(_blocked(claim, Problem("missing_file", f"This check needs ember/{missing}{beside}.")))
             else:
                 results.append(run_claim(claim, env, course, files))
         return Report(lesson.id, results)
