@@ -272,3 +272,17 @@ def test_no_page_is_wider_than_a_phone_after_running_every_cell(browser: Browser
     finally:
         context.close()
     watch.check()
+
+
+def test_the_lab_opens_at_its_gap_without_moving_the_page(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    page.wait_for_timeout(300)
+    assert page.evaluate("window.scrollY") == 0  # the learner is still reading the top of the lesson
+    scroller = page.locator(".ember-lab .cm-scroller").first
+    assert scroller.evaluate("box => box.scrollTop") > 0
+    scroller.scroll_into_view_if_needed()
+    marker = page.locator(".ember-lab .cm-line", has_text="# --- gap L10.backward ---")
+    expect(marker).to_be_visible()
+    box, line = scroller.bounding_box(), marker.bounding_box()
+    assert box and line and box["y"] <= line["y"] <= box["y"] + box["height"]

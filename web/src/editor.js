@@ -176,8 +176,15 @@ export function focusGap(view, gapId, line = 1) {
   view.focus();
 }
 
-/** Scroll an editor so that a gap's opening marker is near the top, without taking focus. */
+/**
+ * Scroll the editor's own box so that a gap's opening marker is near its top, without taking focus
+ * and without moving the page (the learner may be reading far above the lab).
+ */
 export function scrollToGap(view, gapId) {
   const found = span(view, gapId);
-  if (found) view.dispatch({ effects: EditorView.scrollIntoView(found.from, { y: "start", yMargin: 60 }) });
+  if (!found) return;
+  view.requestMeasure({
+    read: () => view.lineBlockAt(found.from).top,
+    write: (top) => { view.scrollDOM.scrollTop = Math.max(0, top - 60); },
+  });
 }
