@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 from ..claimkit import Env, Fail, claim, close, expect_close, show
+
+SLOW_SECONDS = 0.4  # one backward() on a ladder rung or a chain length taking longer counts as too slow
 
 
 @claim("L10", "seed")
@@ -60,6 +64,47 @@ def long_chain(env: Env) -> None:
     expect_close("wrong", x.grad, 1.0)
 
 
+def timed_backward(root: object) -> float:
+    """Seconds that root.backward() took."""
+    start = time.perf_counter()
+    root.backward()  # type: ignore[attr-defined]
+    return time.perf_counter() - start
+
+
+@claim("L10", "ladder")
+def ladder(env: Env) -> None:
+    """Each level adds the level below to itself: 2^depth paths, depth + 1 nodes."""
+    for depth in range(10, 41, 2):
+        x = env.Value(1.0)
+        top = x
+        for _ in range(depth):
+            top = top + top
+        seconds = timed_backward(top)
+        if not close(x.grad, 2.0**depth):
+            raise Fail("wrong", depth=depth, got=show(x.grad), expected=show(2.0**depth))
+        if seconds > SLOW_SECONDS:
+            raise Fail("slow", depth=depth, nodes=depth + 1, seconds=f"{seconds:.2f}", paths=f"{2**depth:,}")
+
+
+@claim("L10", "very_long_chain")
+def very_long_chain(env: Env) -> None:
+    """50,000 additions, after two shorter chains: a walk whose time per node grows with the length stops early."""
+    per_node = None
+    for length in (2_500, 10_000, 50_000):
+        x = env.Value(0.0)
+        y = x
+        for _ in range(length):
+            y = y + 1
+        try:
+            seconds = timed_backward(y)
+        except RecursionError:
+            raise Fail("recursion", length=f"{length:,}") from None
+        expect_close("wrong", x.grad, 1.0, length=f"{length:,}")
+        if per_node is not None and seconds > SLOW_SECONDS and seconds / length > 2.5 * per_node:
+            raise Fail("slow", length=f"{length:,}", seconds=f"{seconds:.2f}", ratio=f"{seconds / length / per_node:.0f}")
+        per_node = max(seconds / length, 1e-9)
+
+
 @claim("L10", "cube")
 def cube(env: Env) -> None:
     for a_value in (2.0, -1.5):
@@ -84,5 +129,7 @@ def twice(env: Env) -> None:
     loss.backward()
     got = (a.grad, b.grad, c.grad)
     expected = (-4.0, 8.0, 4.0)
+    if all(close(g, e / 2) for g, e in zip(got, expected)):
+        raise Fail("leaves_reset", got=show(got), expected=show(expected))
     if not all(close(g, e) for g, e in zip(got, expected)):
         raise Fail("wrong", got=show(got), expected=show(expected))
