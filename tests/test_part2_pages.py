@@ -1,4 +1,4 @@
-"""Part II as a teacher reads it: other correct walks pass lesson 10, every ladder has three rungs, pages state run numbers."""
+"""Part II as a teacher reads it: other correct walks pass lesson 10, hint ladders have three rungs."""
 
 from __future__ import annotations
 

@@ -101,7 +101,8 @@ def very_long_chain(env: Env) -> None:
             raise Fail("recursion", length=f"{length:,}") from None
         expect_close("wrong", x.grad, 1.0, length=f"{length:,}")
         if per_node is not None and seconds > SLOW_SECONDS and seconds / length > 2.5 * per_node:
-            raise Fail("slow", length=f"{length:,}", seconds=f"{seconds:.2f}", ratio=f"{seconds / length / per_node:.0f}")
+            ratio = f"{seconds / length / per_node:.0f}"
+            raise Fail("slow", length=f"{length:,}", seconds=f"{seconds:.2f}", ratio=ratio)
         per_node = max(seconds / length, 1e-9)
 
 
