@@ -142,3 +142,17 @@ def test_the_recorded_chain_numbers_are_what_pytorch_gives() -> None:
     assert json.loads(CHAIN.read_text()) == numbers
     grads = {name: node["grad"] for name, node in numbers["nodes"].items()}
     assert grads == {"w": -18.0, "x": -12.0, "b": -6.0, "y": 6.0, "m": -6.0, "a": -6.0, "e": -6.0, "L": 1.0}
+
+
+def test_pytorchs_relu_sends_nothing_back_at_exactly_zero() -> None:
+    """Lesson 11 says ember's relu follows PyTorch at the corner: slope 0 at exactly 0."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import torch
+
+    x = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
+    torch.relu(x).backward()
+    assert x.grad.item() == 0.0
+    x_value = Value(0.0)
+    x_value.relu().backward()
+    assert x_value.grad == x.grad.item()
