@@ -101,6 +101,8 @@ def position(lesson: str, needle: str) -> int:
     ("L10", "L10.bfs", "breadth_first_backward(c)"),
     ("L11", "L11.tiny_h", "smallest central error"),
     ("L13", "L13.edges", 'show(spelled["L"]'),
+    ("L13", "L13.same_gradient", "= s\\,(1 - s)."),
+    ("L11", "L11.relu_corner", "1 where \\(x > 0\\), else 0"),
 ])
 def test_a_prediction_comes_before_the_cell_that_shows_the_answer(lesson: str, question: str, reveal: str) -> None:
     assert position(lesson, f"```ember-question\n{question}\n```") < position(lesson, reveal)
