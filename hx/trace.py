@@ -218,12 +218,14 @@ def walk_trace(root: object) -> BackwardTrace:
     calls: list[str] = []
     order: list[str] = []
     seed: list[object] = []
+    running: list[str] = []  # the node whose step is running now, for the error's place
     originals: dict[int, object] = {}
 
     def recorder(i: int, original: object) -> object:
         node = graph.nodes[i]
 
         def recorded_backward() -> None:
+            running[:] = [node.name]
             upstream = read_attr(values[i], "grad")
             if i == graph.root.index and not seed:
                 seed.append(upstream)
@@ -250,7 +252,7 @@ def walk_trace(root: object) -> BackwardTrace:
             raise TypeError(f"{graph.root.name} has no callable backward()")
         backward()
     except Exception as exc:  # whatever the learner's walk or step raises is reported
-        error, error_node = _error_text(exc), (calls[-1] if calls else graph.root.name)
+        error, error_node = _error_text(exc), (running[0] if running else graph.root.name)
     finally:
         for i, original in originals.items():
             with suppress(Exception):  # a learner's class may refuse; the recorder still calls the original

@@ -542,7 +542,7 @@ def test_a_walk_trace_reports_a_failing_step_and_still_restores() -> None:
 
     y._backward = broken
     trace = hx.walk_trace(y)
-    assert not trace.ok and trace.error == "KeyError: 'mine'"
+    assert not trace.ok and trace.error == "KeyError: 'mine'" and trace.error_node == "y"
     assert y._backward is broken and original is not broken
 
 

@@ -156,3 +156,32 @@ def test_pytorchs_relu_sends_nothing_back_at_exactly_zero() -> None:
     x_value = Value(0.0)
     x_value.relu().backward()
     assert x_value.grad == x.grad.item()
+
+
+def test_pytorch_needs_retain_graph_for_a_second_backward_and_keeps_only_leaf_grads() -> None:
+    """What lesson 10 says of PyTorch and a second backward pass, checked on lesson 09's example."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import torch
+
+        def example() -> tuple:
+            a, b, c = (torch.tensor(v, dtype=torch.float64, requires_grad=True) for v in (2.0, -3.0, 10.0))
+            e = a * b + c
+            return a, b, c, e, e * a
+
+        a, b, c, e, loss = example()
+        loss.backward()
+        try:
+            loss.backward()
+        except RuntimeError as error:
+            assert "second time" in str(error)
+        else:
+            raise AssertionError("a second backward() without retain_graph=True should fail")
+        assert e.grad is None  # an intermediate tensor keeps no grad unless asked with retain_grad()
+
+        a, b, c, e, loss = example()
+        e.retain_grad()
+        loss.backward(retain_graph=True)
+        loss.backward()
+    assert (a.grad.item(), b.grad.item(), c.grad.item()) == (-4.0, 8.0, 4.0)  # the leaves add up
+    assert e.grad.item() == 4.0  # retained: 2.0 from each pass
