@@ -170,3 +170,9 @@ def test_lesson_11s_nudged_numbers_in_a_question_are_what_python_gives() -> None
 
     assert f"h = 1e-5 gives {nudged(1e-5):.10f}" in prompt
     assert f"h = 1e-12 it gives about {nudged(1e-12):.3f}" in prompt
+
+
+@pytest.mark.parametrize("lesson", sorted(PAGES))
+def test_the_page_states_the_lessons_own_time(lesson: str) -> None:
+    stated = re.search(r"· about (\d+) minutes ·", PAGES[lesson].read_text())
+    assert stated and int(stated.group(1)) == COURSE.lesson(lesson).minutes
