@@ -4,7 +4,16 @@ from hx.dot import to_digraph, to_dot, to_svg
 from hx.fmt import fmt
 from hx.graph import Edge, Graph, Node
 from hx.table import node_table_html, node_table_rows, node_table_text
-from hx.trace import BackwardTrace, EdgeStep, TopoEvent, TopoTrace, backward_trace, topo_trace
+from hx.trace import (
+    BackwardTrace,
+    EdgeStep,
+    TopoEvent,
+    TopoTrace,
+    backward_trace,
+    local_derivatives,
+    topo_trace,
+    walk_trace,
+)
 
 __all__ = [
     "BackwardTrace",
@@ -16,6 +25,7 @@ __all__ = [
     "TopoTrace",
     "backward_trace",
     "fmt",
+    "local_derivatives",
     "node_table_html",
     "node_table_rows",
     "node_table_text",
@@ -23,4 +33,5 @@ __all__ = [
     "to_dot",
     "to_svg",
     "topo_trace",
+    "walk_trace",
 ]

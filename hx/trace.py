@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass, field
 
 from hx.fmt import fmt
 from hx.graph import Graph, plain, read_attr, read_inputs
 
-__all__ = ["BackwardTrace", "EdgeStep", "TopoEvent", "TopoTrace", "backward_trace", "topo_trace"]
+__all__ = [
+    "BackwardTrace", "EdgeStep", "TopoEvent", "TopoTrace", "backward_trace", "local_derivatives", "topo_trace",
+    "walk_trace",
+]
 
 
 def _number(x: object) -> float | None:
@@ -83,6 +87,9 @@ class BackwardTrace:
     grads: tuple[tuple[str, object], ...]  # every node's grad at the end, in graph order
     error: str | None = None  # 'TypeName: message' when a step failed; the trace stops there
     error_node: str | None = None
+    seed: object = 1.0  # the root's grad when its own _backward ran (None when it never ran)
+    source: str = "hx"  # "hx": hx chose the order; "yours": the learner's backward() did
+    calls: tuple[str, ...] = ()  # with source "yours": every _backward call in order, leaves included
 
     @property
     def ok(self) -> bool:
@@ -109,6 +116,10 @@ class BackwardTrace:
             "grads": [[name, plain(grad)] for name, grad in self.grads],
             "error": self.error,
             "error_node": self.error_node,
+            "root": self.graph.root.name,
+            "seed": plain(self.seed),
+            "source": self.source,
+            "calls": list(self.calls),
         }
 
 
@@ -191,6 +202,100 @@ def backward_trace(root: object) -> BackwardTrace:
     grads = tuple((node.name, read_attr(value, "grad")) for node, value in zip(graph.nodes, values))
     return BackwardTrace(graph=graph, order=tuple(order), edges=tuple(edges), grads=grads, error=error,
                          error_node=error_node)
+
+
+def walk_trace(root: object) -> BackwardTrace:
+    """Call the learner's own root.backward() and record every _backward call it makes, in its order.
+
+    Before the call, each Value's _backward is replaced by a recorder that notes the upstream
+    grad and its inputs' grads before and after the original step; afterwards every original
+    step is put back, whatever happened. The order is the learner's: a wrong walk shows up as a
+    wrong order, a node called twice appears twice. Nothing else of the learner's code is called.
+    """
+    graph = Graph.from_root(root)
+    values = graph.values
+    edges: list[EdgeStep] = []
+    calls: list[str] = []
+    order: list[str] = []
+    seed: list[object] = []
+    running: list[str] = []  # the node whose step is running now, for the error's place
+    originals: dict[int, object] = {}
+
+    def recorder(i: int, original: object) -> object:
+        node = graph.nodes[i]
+
+        def recorded_backward() -> None:
+            running[:] = [node.name]
+            upstream = read_attr(values[i], "grad")
+            if i == graph.root.index and not seed:
+                seed.append(upstream)
+            before = {j: read_attr(values[j], "grad") for j in dict.fromkeys(node.inputs)}
+            original()  # type: ignore[operator]
+            after = {j: read_attr(values[j], "grad") for j in before}
+            step = len(calls)
+            calls.append(node.name)
+            if not node.is_leaf:
+                order.append(node.name)
+                edges.extend(_edge_steps(step, graph, i, upstream, before, after))
+
+        return recorded_backward
+
+    error = error_node = None
+    try:
+        for i, value in enumerate(values):
+            original = read_attr(value, "_backward", None)
+            if callable(original) and not isinstance(value, (int, float)):
+                value._backward = recorder(i, original)  # type: ignore[attr-defined]
+                originals[i] = original
+        backward = read_attr(root, "backward", None)
+        if not callable(backward):
+            raise TypeError(f"{graph.root.name} has no callable backward()")
+        backward()
+    except Exception as exc:  # whatever the learner's walk or step raises is reported
+        error, error_node = _error_text(exc), (running[0] if running else graph.root.name)
+    finally:
+        for i, original in originals.items():
+            with suppress(Exception):  # a learner's class may refuse; the recorder still calls the original
+                values[i]._backward = original  # type: ignore[attr-defined]
+    grads = tuple((node.name, read_attr(value, "grad")) for node, value in zip(graph.nodes, values))
+    return BackwardTrace(graph=graph, order=tuple(order), edges=tuple(edges), grads=grads, error=error,
+                         error_node=error_node, seed=seed[0] if seed else None, source="yours", calls=tuple(calls))
+
+
+def local_derivatives(root: object) -> dict[tuple[int, int, int], str]:
+    """Each edge's local derivative as text, keyed (input, output, slot) for to_dot(edge_labels=...).
+
+    Found by asking each node's own _backward: with the node's grad set to 1 and its inputs'
+    grads to 0, what an input receives is its local derivative (split equally over repeated
+    slots, as in x * x). Every grad is put back afterwards. A step that fails leaves its edges
+    without a label.
+    """
+    graph = Graph.from_root(root)
+    values = graph.values
+    saved = [read_attr(value, "grad") for value in values]
+    labels: dict[tuple[int, int, int], str] = {}
+    try:
+        for node in graph.nodes:
+            backward = read_attr(values[node.index], "_backward", None)
+            if node.is_leaf or not callable(backward):
+                continue
+            inputs = list(dict.fromkeys(node.inputs))
+            try:
+                for j in inputs:
+                    values[j].grad = 0.0  # type: ignore[attr-defined]
+                values[node.index].grad = 1.0  # type: ignore[attr-defined]
+                backward()
+            except Exception:  # a step not written yet, or a learner's mistake: no labels for it
+                continue
+            for k, j in enumerate(node.inputs):
+                got = _number(read_attr(values[j], "grad"))
+                if got is not None:
+                    labels[(j, node.index, k)] = fmt(got / node.inputs.count(j))
+    finally:
+        for value, grad in zip(values, saved):
+            with suppress(Exception):  # a learner's class may refuse the attribute
+                value.grad = grad  # type: ignore[attr-defined]
+    return labels
 
 
 @dataclass(slots=True, eq=False)

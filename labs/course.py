@@ -206,8 +206,8 @@ def _read_gap_specs(lesson_id: str, table: dict) -> list[dict]:
         if not gap_id.startswith(lesson_id + "."):
             raise CourseError(f"{where}: a gap of {lesson_id} must have an id starting with '{lesson_id}.'")
         hints = tuple(raw.get("hints", ()))
-        if len(hints) < 2 or not all(isinstance(h, str) and h.strip() for h in hints):
-            raise CourseError(f"{where}: needs a hint ladder of at least two hints")
+        if len(hints) < 3 or not all(isinstance(h, str) and h.strip() for h in hints):
+            raise CourseError(f"{where}: needs a hint ladder of at least three hints")
         reopens = raw.get("reopens")
         starter = raw.get("starter")
         if (starter is None) == (reopens is None):

@@ -27,7 +27,8 @@ class Display:
         """The names a cell sees."""
         return {
             "show": self.show, "show_pair": self.show_pair, "show_sort": self.show_sort,
-            "show_backward": self.show_backward, "plot": self.plot, "show_boundary": self.show_boundary,
+            "show_backward": self.show_backward, "show_walk": self.show_walk,
+            "show_backward_pair": self.show_backward_pair, "plot": self.plot, "show_boundary": self.show_boundary,
             "show_table": self.show_table, "reference_numbers": reference_numbers,
         }
 
@@ -38,9 +39,19 @@ class Display:
         body = [[value if isinstance(value, str) else fmt(value) for value in row] for row in rows]
         self.emit({"kind": "table", "title": title, "headers": [str(h) for h in headers], "rows": body})
 
-    def show(self, root: object, grads: bool = True, title: str = "") -> None:
-        """Draw the graph that ends in ``root``: a table of its nodes and a picture."""
-        self.emit(_graph(root, grads, title))
+    def show(self, root: object, grads: bool = True, title: str = "", edges: str = "") -> None:
+        """Draw the graph that ends in ``root``: a table of its nodes and a picture.
+
+        edges="local" writes each edge's local derivative on it, as the node's own _backward gives it.
+        """
+        if edges not in ("", "local"):
+            raise ValueError(f"show(edges=...) takes '' or 'local', not {edges!r}")
+        labels = None
+        if edges == "local":
+            from hx import local_derivatives
+
+            labels = local_derivatives(root)
+        self.emit(_graph(root, grads, title, labels=labels))
 
     def show_pair(self, left: object, right: object, titles: Sequence[str] = ("", ""), grads: bool = True) -> None:
         """Draw two graphs side by side, with their backward edge counts."""
@@ -53,11 +64,29 @@ class Display:
 
         self.emit({"kind": "sort", "trace": topo_trace(root).to_dict(), "dot": to_dot(root, grads=False)})
 
-    def show_backward(self, root: object) -> None:
-        """Show one card per edge as gradients flow back from ``root``."""
+    def show_backward(self, root: object, title: str = "") -> None:
+        """Show one card per edge as gradients flow back from ``root``, in an order hx chooses (a safe one)."""
         from hx import backward_trace
 
-        self.emit({"kind": "backward", "trace": backward_trace(root).to_dict()})
+        self.emit({"kind": "backward", "title": title, "trace": backward_trace(root).to_dict()})
+
+    def show_walk(self, root: object, title: str = "") -> None:
+        """Run ``root.backward()``, your own, and show the order of its _backward calls, their cards, and the shares."""
+        from hx import walk_trace
+
+        trace = walk_trace(root)
+        self.emit({"kind": "backward", "title": title, "trace": trace.to_dict()})
+        self.emit(_graph(root, True, f"{title or 'The graph'}: each edge shows the share it carried back",
+                         labels=trace.edge_labels()))
+
+    def show_backward_pair(self, left: object, right: object, titles: Sequence[str] = ("", "")) -> None:
+        """The backward cards of two graphs side by side (hx's own safe order for both)."""
+        from hx import backward_trace
+
+        self.emit({"kind": "backward_pair", "cards": [
+            {"kind": "backward", "title": titles[0], "trace": backward_trace(left).to_dict()},
+            {"kind": "backward", "title": titles[1], "trace": backward_trace(right).to_dict()},
+        ]})
 
     def plot(
         self,
@@ -119,12 +148,13 @@ def reference_numbers(name: str) -> dict[str, Any]:
     return json.loads((DATA_DIR / f"{name}.json").read_text(encoding="utf-8"))
 
 
-def _graph(root: object, grads: bool, title: str, rankdir: str = "LR") -> Item:
+def _graph(root: object, grads: bool, title: str, rankdir: str = "LR", labels: dict | None = None) -> Item:
     from hx import Graph, node_table_html, to_dot
 
     graph = Graph.from_root(root)
     return {"kind": "graph", "title": title, "edges": graph.total_edges, "nodes": len(graph.nodes),
-            "table": node_table_html(graph, grads=grads), "dot": to_dot(graph, grads=grads, rankdir=rankdir)}
+            "table": node_table_html(graph, grads=grads),
+            "dot": to_dot(graph, grads=grads, rankdir=rankdir, edge_labels=labels)}
 
 
 def _finite(*numbers: float) -> bool:

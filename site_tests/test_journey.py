@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+from pathlib import Path
+
 from playwright.sync_api import Page, expect
 
 from labs.course import load_course
@@ -11,6 +15,7 @@ from .learner import BOOT_MS, replace_cell_code, run_cell, run_checks, type_into
 
 COURSE = load_course()
 TRAINING_MS = 120_000
+SHOTS = Path(os.environ.get("EMBER_SHOTS", tempfile.gettempdir()))
 
 
 def answer_every_question(page: Page, lesson_id: str) -> None:
@@ -87,3 +92,60 @@ def test_a_learner_jumps_to_lesson_12_loads_the_finished_pieces_and_trains(page:
     training.get_by_role("button", name="Stop").click()
     expect(output).to_contain_text("Stopped: the model is as it was after step", timeout=10_000)
     expect(output.locator(".ember-boundary svg rect")).not_to_have_count(0)
+
+
+CALLED = "Your backward() called _backward on:"
+BREADTH_FIRST = '''
+def backward(self) -> None:
+    self.grad = 1.0
+    queue = [self]
+    seen = {self}
+    while queue:
+        node = queue.pop(0)
+        node._backward()
+        for parent in node._prev:
+            if parent not in seen:
+                seen.add(parent)
+                queue.append(parent)
+'''
+
+
+def test_lesson_10_shows_the_order_of_the_learners_own_walk_right_or_wrong(page: Page, base_url: str) -> None:
+    page.goto(base_url + "lessons/10-order-of-blame/")
+    wait_for_lab(page)
+    page.locator(".ember-lab").get_by_role("button", name="Load the finished pieces of earlier lessons").click()
+    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Loaded")
+    last = page.locator(".ember-cell").count() - 1
+
+    type_into_gap(page, "L10.backward", COURSE.gaps["L10.backward"].finished)
+    output = run_cell(page, last)
+    cards = output.locator('.ember-cards[data-source="yours"]')
+    expect(cards.locator(".ember-walk-order")).to_have_text(f"{CALLED} c, d, e, x, w, #1, #0")
+    expect(cards.locator(".ember-seed")).to_contain_text("c.grad = 1")
+    expect(cards.locator(".ember-card-title").nth(1)).to_have_text("step 1 · c → x")
+    expect(output).to_contain_text("x.grad = 7.0, w.grad = 28.0")
+    expect(output.locator("svg text", has_text="14")).not_to_have_count(0)  # w's share on each of its edges
+
+    type_into_gap(page, "L10.backward", BREADTH_FIRST)
+    output = run_cell(page, last)
+    expect(output.locator(".ember-walk-order")).to_have_text(f"{CALLED} c, x, d, w, e, #0, #1")  # x before e
+    expect(output).to_contain_text("w.grad = 4.0")
+    page.locator(".ember-cell").nth(last).screenshot(path=str(SHOTS / "lesson10-wrong-walk.png"))
+
+
+def test_lesson_13_draws_the_two_sets_of_cards_side_by_side(page: Page, base_url: str) -> None:
+    page.goto(base_url + "lessons/13-one-operation-or-four/")
+    wait_for_lab(page)
+    page.locator(".ember-lab").get_by_role("button", name="Load the finished pieces of earlier lessons").click()
+    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Loaded")
+    fill_every_gap(page, "L13")
+    pair = page.locator(".ember-cell", has=page.locator(".cm-content", has_text="show_backward_pair"))
+    index = page.locator(".ember-cell").evaluate_all("(cells, target) => cells.indexOf(target)", pair.element_handle())
+    for earlier in range(index):
+        run_cell(page, earlier)
+    output = run_cell(page, index)
+    sides = output.locator(".ember-cards-pair > .ember-cards")
+    expect(sides).to_have_count(2)
+    expect(sides.nth(0).locator(".ember-card-title", has_text="s → z")).to_have_count(1)
+    expect(sides.nth(1).locator(".ember-card-title", has_text="1/d →")).not_to_have_count(0)
+    pair.screenshot(path=str(SHOTS / "lesson13-cards.png"))

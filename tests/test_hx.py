@@ -491,3 +491,68 @@ def test_micrograd_values_work() -> None:
     trace = hx.backward_trace(loss)
     assert trace.ok and (a.grad, b.grad) == (-2.0, 4.0)
     assert len(hx.Graph.from_root(loss)) == 6
+
+
+# --- the learner's own walk, and local derivatives -------------------------------------------
+
+def breadth_first_backward(self: Value) -> None:
+    """The lesson's breadth-first trap: each node runs its step when the walk first reaches it."""
+    self.grad = 1.0
+    queue, seen = [self], {self}
+    while queue:
+        node = queue.pop(0)
+        node._backward()
+        for parent in node._prev:
+            if parent not in seen:
+                seen.add(parent)
+                queue.append(parent)
+
+
+def test_a_walk_trace_records_the_learners_own_order_and_puts_every_step_back() -> None:
+    w, x, e, d, c = trap_graph()
+    steps = {id(v): v._backward for v in (w, x, e, d, c)}
+    trace = hx.walk_trace(c)
+    assert trace.source == "yours" and trace.seed == 1.0 and trace.ok
+    assert trace.order == ("c", "d", "e", "x")
+    assert trace.calls[:5] == ("c", "d", "e", "x", "w")  # leaves are called too, after their users
+    assert (w.grad, x.grad) == (28.0, 7.0)
+    assert [edge.step for edge in trace.edges] == sorted(edge.step for edge in trace.edges)
+    assert all(v._backward is steps[id(v)] for v in (w, x, e, d, c))
+    assert trace.to_dict()["root"] == "c" and trace.to_dict()["calls"] == list(trace.calls)
+
+
+def test_a_wrong_walk_shows_up_in_its_own_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Value, "backward", breadth_first_backward)
+    w, *_, c = trap_graph()
+    trace = hx.walk_trace(c)
+    assert trace.order == ("c", "x", "d", "e")  # x ran before e had sent it anything
+    assert w.grad == 4.0
+    (into_w_first, into_w_second) = trace.shares_into("w")
+    assert into_w_first.upstream == 1.0 and into_w_first.share + into_w_second.share == 4.0
+
+
+def test_a_walk_trace_reports_a_failing_step_and_still_restores() -> None:
+    a = Value(2.0, label="a")
+    y = a * 3
+    y.label = "y"
+    original = y._backward
+
+    def broken() -> None:
+        raise KeyError("mine")
+
+    y._backward = broken
+    trace = hx.walk_trace(y)
+    assert not trace.ok and trace.error == "KeyError: 'mine'" and trace.error_node == "y"
+    assert y._backward is broken and original is not broken
+
+
+def test_local_derivatives_come_from_each_step_and_leave_the_grads_alone() -> None:
+    w, x, *_, c = trap_graph()
+    w.grad = 5.0
+    labels = hx.local_derivatives(c)
+    graph = hx.Graph.from_root(c)
+    by_name = {(graph.nodes[j].name, graph.nodes[i].name, k): text for (j, i, k), text in labels.items()}
+    assert by_name[("w", "x", 0)] == by_name[("w", "x", 1)] == "2"  # x = w·w: the other factor, w
+    assert by_name[("x", "e", 0)] == "3" and by_name[("x", "c", 0)] == "1"
+    assert w.grad == 5.0 and x.grad == 0.0
+    assert 'label="3"' in hx.to_dot(c, edge_labels=labels)

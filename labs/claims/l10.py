@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+import gc
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from ..claimkit import Env, Fail, claim, close, expect_close, show
+
+SLOW_SECONDS = 0.4  # one backward() on a ladder rung or a chain length taking longer counts as too slow
 
 
 @claim("L10", "seed")
@@ -47,17 +55,84 @@ def trap_graph(env: Env) -> None:
         raise Fail("wrong", got_w=show(w.grad), got_x=show(x.grad))
 
 
+@contextmanager
+def large_graph() -> Iterator[None]:
+    """Build and walk a very large graph at full speed: no line tracer and no cyclic garbage collection inside.
+
+    In the browser the time limit traces every line of the learner's code, which makes a walk of
+    50,000 nodes about twenty times slower, and each Value's closure makes a cycle for the
+    collector to chase. The checks before, on small graphs and under the tracer, have shown that
+    the learner's walk finishes; Stop still interrupts it in the browser, and in CPython the
+    time limit is an alarm, which does not need the tracer.
+    """
+    trace, collecting = sys.gettrace(), gc.isenabled()
+    sys.settrace(None)
+    gc.disable()
+    try:
+        yield
+    finally:
+        sys.settrace(trace)
+        if collecting:
+            gc.enable()
+
+
 @claim("L10", "long_chain")
 def long_chain(env: Env) -> None:
-    x = env.Value(0.0)
-    y = x
-    for _ in range(5000):
-        y = y + 1
     try:
-        y.backward()
+        with large_graph():
+            x = env.Value(0.0)
+            y = x
+            for _ in range(5000):
+                y = y + 1
+            y.backward()
     except RecursionError:
         raise Fail("recursion") from None
     expect_close("wrong", x.grad, 1.0)
+
+
+def timed_backward(root: object) -> float:
+    """Seconds that root.backward() took."""
+    start = time.perf_counter()
+    root.backward()  # type: ignore[attr-defined]
+    return time.perf_counter() - start
+
+
+@claim("L10", "ladder")
+def ladder(env: Env) -> None:
+    """Each level adds the level below to itself: 2^depth paths, depth + 1 nodes."""
+    before = 0.0  # the rung below's time: two slow rungs in a row, so one pause of the machine is not enough
+    for depth in range(10, 41, 2):
+        x = env.Value(1.0)
+        top = x
+        for _ in range(depth):
+            top = top + top
+        seconds = timed_backward(top)
+        if not close(x.grad, 2.0**depth):
+            raise Fail("wrong", depth=depth, got=show(x.grad), expected=show(2.0**depth))
+        if seconds > SLOW_SECONDS and before > SLOW_SECONDS / 4:
+            raise Fail("slow", depth=depth, nodes=depth + 1, seconds=f"{seconds:.2f}", paths=f"{2**depth:,}")
+        before = seconds
+
+
+@claim("L10", "very_long_chain")
+def very_long_chain(env: Env) -> None:
+    """50,000 additions, after 1,000 and 5,000: a walk whose time per node grows with the length stops at 5,000."""
+    per_node: float | None = None
+    for length in (1_000, 5_000, 50_000):
+        try:
+            with large_graph():
+                x = env.Value(0.0)
+                y = x
+                for _ in range(length):
+                    y = y + 1
+                seconds = timed_backward(y)
+        except RecursionError:
+            raise Fail("recursion", length=f"{length:,}") from None
+        expect_close("wrong", x.grad, 1.0, length=f"{length:,}")
+        if length == 5_000 and seconds > SLOW_SECONDS and seconds / length > 2.5 * per_node:
+            ratio = f"{seconds / length / per_node:.0f}"
+            raise Fail("slow", length=f"{length:,}", seconds=f"{seconds:.2f}", ratio=ratio)
+        per_node = max(seconds / length, 1e-9) if per_node is None else per_node
 
 
 @claim("L10", "cube")
@@ -84,5 +159,7 @@ def twice(env: Env) -> None:
     loss.backward()
     got = (a.grad, b.grad, c.grad)
     expected = (-4.0, 8.0, 4.0)
+    if all(close(g, e / 2) for g, e in zip(got, expected)):
+        raise Fail("leaves_reset", got=show(got), expected=show(expected))
     if not all(close(g, e) for g, e in zip(got, expected)):
         raise Fail("wrong", got=show(got), expected=show(expected))

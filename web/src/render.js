@@ -288,13 +288,24 @@ function keepInView(box, part) {
 
 const num = (x) => (x === null || x === undefined ? "?" : String(Number.isInteger(x) ? x : +x.toPrecision(6)));
 
-/** One card per edge of the backward pass: upstream × local = share, before → after. */
+/** One card per edge of the backward pass: the seed first, then step n: upstream × local = share, before → after. */
 function backwardCards(item) {
-  const { edges, error } = item.trace;
-  const box = el("div", { class: "ember-cards", "data-kind": "backward" });
+  const { edges, error, seed, root, source, calls } = item.trace;
+  const box = el("div", { class: "ember-cards", "data-kind": "backward", "data-source": source || "hx" });
+  if (item.title) box.append(el("h4", { class: "ember-cards-title", text: item.title }));
+  if (source === "yours") {
+    const said = calls && calls.length ? calls.join(", ") : "(none)";
+    box.append(el("p", { class: "ember-walk-order", text: `Your backward() called _backward on: ${said}` }));
+  }
+  if (root !== undefined && seed !== null && seed !== undefined) {
+    box.append(el("div", { class: "ember-card ember-seed" },
+      el("div", { class: "ember-card-title", text: "seed" }),
+      el("div", { text: `${root}.grad = ${num(seed)}` }),
+    ));
+  }
   for (const edge of edges) {
     box.append(el("div", { class: "ember-card" },
-      el("div", { class: "ember-card-title", text: `${edge.output} → ${edge.input}` }),
+      el("div", { class: "ember-card-title", text: `step ${edge.step + 1} · ${edge.output} → ${edge.input}` }),
       el("div", { text: `${num(edge.upstream)} × ${num(edge.local)} = ${num(edge.share)}` }),
       el("div", { class: "ember-card-grad", text: `${edge.input}.grad: ${num(edge.grad_before)} → ${num(edge.grad_after)}` }),
     ));
@@ -303,8 +314,16 @@ function backwardCards(item) {
   return box;
 }
 
+/** Two sets of backward cards side by side, each with its title. */
+function backwardPair(item) {
+  return el("div", { class: "ember-cards-pair" }, ...item.cards.map((cards) => backwardCards(cards)));
+}
+
 /** How each kind of output item is drawn once a cell is done (the shapes are made in labs/display.py). */
-const DRAW = { stdout: text, stderr: text, graph, pair, plot, boundary, table, sort: sortStepper, backward: backwardCards };
+const DRAW = {
+  stdout: text, stderr: text, graph, pair, plot, boundary, table, sort: sortStepper, backward: backwardCards,
+  backward_pair: backwardPair,
+};
 
 /** Render every output item of a cell run, in order; a kind this page cannot draw says so. */
 export async function renderOutputs(target, outputs) {

@@ -1,0 +1,178 @@
+"""Part II as a teacher reads it: other correct walks, three-rung hints, predictions first, numbers from runs."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from labs.course import load_course
+from labs.display import reference_numbers
+from labs.learner import finished_pieces, module_sources
+from labs.pipeline import check_lesson
+from labs.session import Session
+from tests.test_pages import fences, lesson_of
+
+COURSE = load_course()
+
+# PyTorch's engine orders the backward pass this way: count how many users each node has,
+# and run a node once all of them have sent their shares (Kahn's algorithm, outputs first).
+KAHN = '''
+def backward(self) -> None:
+    users = {self: 0}
+    stack = [self]
+    while stack:
+        node = stack.pop()
+        for parent in node._prev:
+            if parent not in users:
+                users[parent] = 0
+                stack.append(parent)
+            users[parent] += 1
+    for node in users:
+        if node._prev:
+            node.grad = 0.0
+    self.grad = 1.0
+    ready = [self]
+    while ready:
+        node = ready.pop()
+        node._backward()
+        for parent in node._prev:
+            users[parent] -= 1
+            if users[parent] == 0:
+                ready.append(parent)
+'''
+
+
+def test_a_kahn_backward_passes_every_claim_of_lesson_10() -> None:
+    pieces = finished_pieces(COURSE, 9) | {"L10.backward": textwrap.dedent(KAHN)}
+    report = check_lesson("L10", module_sources(COURSE, "L10", pieces))
+    assert [r.claim for r in report.results] == [f"L10.{c.id}" for c in COURSE.lesson("L10").claims]
+    assert report.passed, [(r.claim, r.message) for r in report.results if not r.passed]
+
+
+@pytest.mark.parametrize("gap_id", sorted(COURSE.gaps))
+def test_every_hint_ladder_has_three_rungs_the_middle_one_a_question(gap_id: str) -> None:
+    hints = COURSE.gaps[gap_id].hints
+    assert len(hints) >= 3
+    assert "?" in hints[1], f"{gap_id}: the middle rung should ask a pointed question"
+
+
+def test_no_feedback_starts_with_the_verdict_the_page_shows_itself() -> None:
+    for lesson in COURSE.lessons.values():
+        for question in lesson.questions:
+            for option in question.options:
+                assert not option.feedback.startswith(("Right", "Not quite")), (question.id, option.id)
+
+
+# --- the pages: predict before reveal, a recall question first, numbers that come from runs ---
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGES = {lesson_of(page): page for page in sorted((ROOT / "docs" / "lessons").glob("*.md"))}
+
+
+def run_cells(session: Session, lesson: str) -> list[list[dict]]:
+    """The outputs of every cell of a lesson's page, run in order on the finished pieces."""
+    page = PAGES[lesson]
+    pieces = finished_pieces(COURSE, COURSE.lesson(lesson).number)
+    outputs = []
+    for code in fences(page, "ember-cell"):
+        result = json.loads(session.handle("run", json.dumps({"page": page.name, "lab": lesson, "pieces": pieces,
+                                                              "code": code})))
+        assert result["error"] is None, result["error"]
+        outputs.append(result["outputs"])
+    return outputs
+
+
+def text_of(outputs: list[dict]) -> str:
+    return "".join(item["text"] for item in outputs if item["kind"] == "stdout")
+
+
+def position(lesson: str, needle: str) -> int:
+    text = PAGES[lesson].read_text()
+    assert needle in text, needle
+    return text.index(needle)
+
+
+@pytest.mark.parametrize("lesson, question, reveal", [
+    ("L08", "L08.product_share", "w.grad = m.grad * x.data"),
+    ("L10", "L10.bfs", "breadth_first_backward(c)"),
+    ("L11", "L11.tiny_h", "smallest central error"),
+    ("L13", "L13.edges", 'show(spelled["L"]'),
+    ("L13", "L13.same_gradient", "= s\\,(1 - s)."),
+    ("L11", "L11.relu_corner", "1 where \\(x > 0\\), else 0"),
+])
+def test_a_prediction_comes_before_the_cell_that_shows_the_answer(lesson: str, question: str, reveal: str) -> None:
+    assert position(lesson, f"```ember-question\n{question}\n```") < position(lesson, reveal)
+
+
+@pytest.mark.parametrize("lesson", ["L08", "L09", "L10", "L11", "L12", "L13"])
+def test_a_lesson_opens_with_a_retrieval_question_before_any_cell(lesson: str) -> None:
+    text = PAGES[lesson].read_text()
+    first_question = re.search(r"```ember-question\n(L\d\d\.\w+)\n```", text)
+    assert first_question and ".recall_" in first_question.group(1)
+    assert first_question.start() < text.index("```ember-cell")
+
+
+@pytest.mark.parametrize("lesson", sorted(PAGES))
+def test_every_page_draws_something_by_running_code(lesson: str, session: Session) -> None:
+    kinds = {item["kind"] for outputs in run_cells(session, lesson) for item in outputs}
+    assert kinds - {"stdout", "stderr"}, kinds
+
+
+def test_lesson_10s_numbers_come_from_its_cells(session: Session) -> None:
+    outputs = run_cells(session, "L10")
+    text = PAGES["L10"].read_text()
+    assert "100 additions: 201 nodes in order" in text_of(outputs[1]) and "201 nodes" in text
+    assert "RecursionError" in text_of(outputs[1])
+    assert "nodes: 41, edges: 80" in text_of(outputs[3])
+    assert "paths from the top to x: 1,099,511,627,776" in text_of(outputs[3])
+    (walk,) = [item["trace"] for item in outputs[-1] if item["kind"] == "backward"]
+    assert walk["source"] == "yours" and walk["seed"] == 1.0
+    assert [e["share"] for e in walk["edges"] if e["input"] == "x"] == [1.0, 6.0]  # "x collects 1 + 6"
+    assert [e["share"] for e in walk["edges"] if e["input"] == "w"] == [14.0, 14.0]  # "14 from each use"
+    assert "x.grad = 7.0, w.grad = 28.0" in text_of(outputs[-1])
+    assert "collects 1 from `c` and 6 through `e`, 7 in all" in text and "= 14\\) from each" in text
+
+
+def test_lesson_13s_edge_counts_are_the_ones_its_cells_and_pytorch_give(session: Session) -> None:
+    outputs = run_cells(session, "L13")
+    printed = "".join(text_of(o) for o in outputs)
+    ember = re.search(r"fused: \d+ nodes, (\d+) backward edges\nspelled out: \d+ nodes, (\d+) backward edges", printed)
+    assert ember, printed
+    graphs = reference_numbers("pytorch_sigmoid")["graphs"]
+    (edges,) = [q for q in COURSE.lesson("L13").questions if q.id == "edges"]
+    options = {o.id: o.text for o in edges.options}
+    assert options["ten_seventeen"] == f"{ember.group(1)} fused, {ember.group(2)} spelled out"
+    assert options["eight_twelve"] == f"{graphs['fused']['edges']} fused, {graphs['spelled']['edges']} spelled out"
+    assert f"PyTorch, spelled: {graphs['spelled']['edges']} edges" in printed
+    assert "11 backward edges" not in PAGES["L13"].read_text()
+    pair = [item for o in outputs for item in o if item["kind"] == "backward_pair"]
+    assert pair and any(e["output"] == "1/d" for e in pair[0]["cards"][1]["trace"]["edges"])
+
+
+def test_lesson_08_shows_all_eight_nodes_next_to_pytorch(session: Session) -> None:
+    outputs = run_cells(session, "L08")
+    tables = [item for o in outputs for item in o if item["kind"] == "table"]
+    (ledger,) = [item for item in tables if item["title"] == "Every node, next to PyTorch"]
+    assert [row[0] for row in ledger["rows"]] == ["w", "x", "b", "y", "m", "a", "e", "L"]
+    assert all(row[1] == row[2] and row[3] == row[4] for row in ledger["rows"])
+    assert "nudging ran the whole loss 8 times for 4 inputs" in "".join(text_of(o) for o in outputs)
+
+
+def test_lesson_11s_nudged_numbers_in_a_question_are_what_python_gives() -> None:
+    prompt = {q.id: q.prompt for q in COURSE.lesson("L11").questions}["tiny_h"]
+
+    def nudged(h: float) -> float:
+        return ((2 + h) ** 3 - (2 - h) ** 3) / (2 * h)
+
+    assert f"h = 1e-5 gives {nudged(1e-5):.10f}" in prompt
+    assert f"h = 1e-12 it gives about {nudged(1e-12):.3f}" in prompt
+
+
+@pytest.mark.parametrize("lesson", sorted(PAGES))
+def test_the_page_states_the_lessons_own_time(lesson: str) -> None:
+    stated = re.search(r"· about (\d+) minutes ·", PAGES[lesson].read_text())
+    assert stated and int(stated.group(1)) == COURSE.lesson(lesson).minutes
