@@ -37,6 +37,9 @@ def learner_file_names(reference_dir: Path = REFERENCE_DIR) -> tuple[str, ...]:
     return tuple(sorted(first_lesson, key=lambda name: (first_lesson[name], name)))
 
 
+FEEDBACK_VERDICT = r"(right|correct|wrong|not quite|yes|no)\b"  # the page writes the verdict itself
+
+
 class CourseError(ValueError):
     """The course data is inconsistent."""
 
@@ -261,6 +264,10 @@ def _read_questions(lesson_id: str, table: dict) -> list[Question]:
         answer = _text(raw, "answer", where)
         if answer not in ids:
             raise CourseError(f"{where}: the answer {answer!r} is not one of its options {ids}")
+        for option in options:
+            if re.match(FEEDBACK_VERDICT, option.feedback, flags=re.IGNORECASE):
+                raise CourseError(f"{where}: option {option.id}'s feedback starts with a verdict; the page "
+                                  "shows 'Right.' or 'Not quite.' before it, so start with the reason")
         questions.append(Question(question_id, _text(raw, "prompt", where), options, answer,
                                   _text(raw, "explain", where)))
     return questions

@@ -88,6 +88,7 @@ def copy_course(tmp_path: Path) -> tuple[Path, Path]:
     (("L10.toml", 'answer = "four"', 'answer = "five"'), "is not one of its options"),
     (("L09.toml", 'reopens = "L08.add_backward"', 'reopens = "L08.nothing"'), "reopens unknown gap"),
     (("scalar.py", "# --- gap L10.backward ---", "# --- gap L10.backwards ---"), "which no lesson defines"),
+    (("L10.toml", 'feedback = "Two shares of 4', 'feedback = "Right. Two shares of 4'), "starts with a verdict"),
 ])
 def test_inconsistent_data_is_refused(tmp_path: Path, edit: tuple[str, str, str], problem: str | None) -> None:
     lessons, reference = copy_course(tmp_path)
