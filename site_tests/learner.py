@@ -24,6 +24,13 @@ def wait_for_lab(page: Page) -> Locator:
     return lab
 
 
+def lab_editor(page: Page, index: int = 0) -> Locator:
+    """A lab editor's text, scrolled into view as a learner would (the editor draws the lines it shows)."""
+    editor = page.locator(".ember-lab .cm-content").nth(index)
+    editor.scroll_into_view_if_needed()
+    return editor
+
+
 def stored_piece(page: Page, gap_id: str) -> str | None:
     """The learner's piece for a gap as saved in the browser, if any."""
     entry = stored_work(page)

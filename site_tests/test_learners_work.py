@@ -17,6 +17,7 @@ from .conftest import LESSON_10, Watch, watched_context
 from .learner import (
     RUN_MS,
     cell,
+    lab_editor,
     open_page,
     replace_cell_code,
     run_cell,
@@ -78,7 +79,7 @@ def test_a_marker_typed_in_a_gap_is_named_and_nothing_is_cut(page: Page, base_ur
     expect(page.locator(".ember-lab .ember-claims li").first).to_have_attribute("data-state", "fail")
     page.reload()
     wait_for_lab(page)
-    expect(page.locator(".ember-lab .cm-content")).to_contain_text("after_the_marker = 1")
+    expect(lab_editor(page)).to_contain_text("after_the_marker = 1")
     expect(page.locator(".ember-lab .ember-problem")).to_contain_text("looks like a gap marker")
 
 
@@ -167,10 +168,12 @@ def test_without_storage_the_work_lasts_the_visit_and_the_learner_is_told(limite
     for index in range(claims.count()):
         expect(claims.nth(index)).to_have_attribute("data-state", "pass")
     page.locator(".ember-closing a", has_text="Next:").click()  # instant navigation keeps the visit's memory
+    expect(page.locator(".ember-page")).to_have_attribute("data-lesson", "L11")
     wait_for_lab(page)
     page.locator(".ember-closing a", has_text="Previous:").click()
+    expect(page.locator(".ember-page")).to_have_attribute("data-lesson", "L10")
     wait_for_lab(page)
-    expect(page.locator(".ember-lab .cm-content")).to_contain_text("stack: list[tuple[Value, bool]]")
+    expect(lab_editor(page)).to_contain_text("stack: list[tuple[Value, bool]]")
     with page.expect_download() as download:
         page.locator(".ember-storage").get_by_role("button", name="Download my work as it is now").click()
     work = json.loads(download.value.path().read_text(encoding="utf-8"))

@@ -13,6 +13,7 @@ from .conftest import LESSON_10
 from .learner import (
     BOOT_MS,
     cell,
+    lab_editor,
     open_page,
     replace_cell_code,
     run_cell,
@@ -114,13 +115,13 @@ def test_the_lab_from_starter_to_every_claim_passing(page: Page, base_url: str) 
     page.reload()
     wait_for_lab(page)
     assert "queue.pop(0)" in (stored_piece(page, "L10.backward") or "")
-    expect(page.locator(".ember-lab .cm-content")).to_contain_text("queue = [self]")
+    expect(lab_editor(page)).to_contain_text("queue = [self]")
 
 
 def test_text_outside_the_gaps_cannot_change(page: Page, base_url: str) -> None:
     open_page(page, base_url + LESSON_10)
     wait_for_lab(page)
-    editor = page.locator(".ember-lab .cm-content")
+    editor = lab_editor(page)
     editor.locator(".cm-line", has_text="# --- gap L10.backward ---").click()
     page.keyboard.insert_text("oops")
     expect(editor).not_to_contain_text("oops")
@@ -244,7 +245,7 @@ def test_pieces_saved_under_an_older_course_version_still_load(page: Page, base_
     )
     page.reload()
     wait_for_lab(page)
-    expect(page.locator(".ember-lab .cm-content")).to_contain_text("# from last term")
+    expect(lab_editor(page)).to_contain_text("# from last term")
 
 
 def test_a_gap_can_be_reset_and_the_reset_undone(page: Page, base_url: str) -> None:
@@ -255,10 +256,10 @@ def test_a_gap_can_be_reset_and_the_reset_undone(page: Page, base_url: str) -> N
     lab = page.locator(".ember-lab")
     page.locator('.ember-gap[data-gap="L10.backward"]').get_by_role("button", name="Reset this gap").click()
     expect(lab.locator(".ember-notice")).to_contain_text("holds its starting code again")
-    expect(lab.locator(".cm-content")).to_contain_text("raise NotImplementedError")
+    expect(lab_editor(page)).to_contain_text("raise NotImplementedError")
     assert stored_piece(page, "L10.backward") is None
     lab.get_by_role("button", name="Undo").click()
-    expect(lab.locator(".cm-content")).to_contain_text("queue = [self]")
+    expect(lab_editor(page)).to_contain_text("queue = [self]")
     assert "queue.pop(0)" in (stored_piece(page, "L10.backward") or "")
 
 
