@@ -7,6 +7,20 @@ import textwrap
 
 from playwright.sync_api import Locator, Page, expect
 
+# The lesson 10 trap: a walk that runs each node's step the first time it reaches the node.
+BREADTH_FIRST = '''
+def backward(self) -> None:
+    self.grad = 1.0
+    queue = [self]
+    seen = {self}
+    while queue:
+        node = queue.pop(0)
+        node._backward()
+        for parent in node._prev:
+            if parent not in seen:
+                seen.add(parent)
+                queue.append(parent)
+'''
 BOOT_MS = 90_000  # a cold Pyodide start on a busy two-core machine
 RUN_MS = 30_000
 

@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 from labs.course import load_course
 
 from .conftest import Watch
-from .learner import BOOT_MS, replace_cell_code, run_cell, run_checks, type_into_gap, wait_for_lab
+from .learner import BOOT_MS, BREADTH_FIRST, replace_cell_code, run_cell, run_checks, type_into_gap, wait_for_lab
 
 COURSE = load_course()
 TRAINING_MS = 120_000
@@ -95,19 +95,6 @@ def test_a_learner_jumps_to_lesson_12_loads_the_finished_pieces_and_trains(page:
 
 
 CALLED = "Your backward() called _backward on:"
-BREADTH_FIRST = '''
-def backward(self) -> None:
-    self.grad = 1.0
-    queue = [self]
-    seen = {self}
-    while queue:
-        node = queue.pop(0)
-        node._backward()
-        for parent in node._prev:
-            if parent not in seen:
-                seen.add(parent)
-                queue.append(parent)
-'''
 
 
 def test_lesson_10_shows_the_order_of_the_learners_own_walk_right_or_wrong(page: Page, base_url: str) -> None:

@@ -12,6 +12,7 @@ from labs.pipeline import check_lesson
 from .conftest import LESSON_10
 from .learner import (
     BOOT_MS,
+    BREADTH_FIRST,
     cell,
     lab_editor,
     open_page,
@@ -26,19 +27,6 @@ from .learner import (
 
 COURSE = load_course()
 FINISHED_BACKWARD = COURSE.gaps["L10.backward"].finished
-BREADTH_FIRST = '''
-def backward(self) -> None:
-    self.grad = 1.0
-    queue = [self]
-    seen = {self}
-    while queue:
-        node = queue.pop(0)
-        node._backward()
-        for parent in node._prev:
-            if parent not in seen:
-                seen.add(parent)
-                queue.append(parent)
-'''
 
 
 def load_finished_pieces(page: Page) -> None:
