@@ -25,6 +25,8 @@ export class Runtime extends EventTarget {
       ? new Uint8Array(new SharedArrayBuffer(1)) : null;
     this.ready = null;
     this.bootSeconds = null;
+    this.bootInfo = null; // what the last boot answered: { seconds, phases, start, fallback, ... }
+    this.snapshot = "use"; // how the next boot uses the stored memory snapshot (see worker.js)
   }
 
   /** True when Stop can interrupt Python in place (the page is cross-origin isolated). */
@@ -47,16 +49,49 @@ export class Runtime extends EventTarget {
       event.preventDefault?.();
       this.restart("Python stopped unexpectedly");
     };
-    const boot = this.send(REQUEST.BOOT, { interruptBuffer: this.interrupts });
+    const onProgress = (progress) => { if (this.state === "starting") this.setState("starting", progress); };
+    const boot = this.send(REQUEST.BOOT, { interruptBuffer: this.interrupts, snapshot: this.snapshot }, onProgress);
     this.ready = withTimeout(boot, BOOT_TIMEOUT_MS, "Python took too long to start").then((info) => {
       this.bootSeconds = info.seconds;
+      this.bootInfo = info;
       this.setState("ready", info);
       return info;
+    }, (error) => {
+      if (error instanceof RuntimeRestarted || this.snapshot === "off") throw error;
+      // Whatever went wrong, one more try without the snapshot (the worker already falls back to a
+      // normal start by itself; this covers a worker that could not even do that).
+      this.snapshot = "off";
+      this.restart("Python failed to start from its snapshot");
+      return this.ready;
     });
     this.ready.catch((error) => {
       if (!(error instanceof RuntimeRestarted)) this.setState("failed", { error: String(error.message || error) });
     });
     return this.ready;
+  }
+
+  /**
+   * Boot a second, short-lived worker that imports the course and stores a memory snapshot of it, so
+   * later starts skip most of Python's start. Run it when Python is idle; resolves with its report.
+   */
+  async makeSnapshot() {
+    const worker = new Worker(this.workerUrl, { type: "module" });
+    try {
+      return await withTimeout(new Promise((resolve, reject) => {
+        worker.onmessage = ({ data }) => {
+          if (data.progress) return;
+          if (data.ok) resolve(data.result);
+          else reject(new Error(data.error));
+        };
+        worker.onerror = (event) => {
+          event.preventDefault?.();
+          reject(new Error(event.message || "the snapshot worker failed"));
+        };
+        worker.postMessage({ id: 1, type: REQUEST.BOOT, payload: { interruptBuffer: null, snapshot: "make" } });
+      }), BOOT_TIMEOUT_MS, "making the snapshot took too long");
+    } finally {
+      worker.terminate();
+    }
   }
 
   send(type, payload, onProgress = null) {

@@ -3,37 +3,142 @@
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
 import { REQUEST } from "./protocol.js";
+import { dropSnapshot, readSnapshot, writeSnapshot } from "./snapshot.js";
 
 const base = new URL("./", import.meta.url);
 let pyodide = null;
 let session = null;
 
-/** Boot Pyodide, install the wheels, unpack the course's Python and open a Session. */
-async function boot({ interruptBuffer }) {
+const COURSE_DIR = "/home/pyodide/course";
+const SNAPSHOT_FORMAT = 1; // change it when what runs before a snapshot changes
+const PROGRESS_MS = 100;
+
+// Run before a snapshot is taken: the course's Python imported, nothing else (no JavaScript objects held).
+const IMPORT_COURSE = `
+import sys
+sys.path.insert(0, "/home/pyodide/course")
+import labs.session
+`;
+
+// Run after every start: the file system is not in a snapshot, so the learner's files are written again.
+const OPEN_SESSION = `
+import importlib
+importlib.invalidate_caches()
+from labs.session import Session
+_ember_session = Session("/home/pyodide/learner")
+`;
+
+/**
+ * Boot Pyodide with the course's Python and open a Session.
+ *
+ * payload.snapshot: "use" starts from the stored memory snapshot when there is one for this Pyodide
+ * and course (and falls back to a normal start if it fails); "make" boots normally, imports the
+ * course, stores a snapshot and stops there (a background worker does this); "off" never uses one.
+ * While it boots it reports { phase: "downloading", loaded, total } and { phase: "starting" }.
+ */
+async function boot({ interruptBuffer, snapshot = "use" }, id) {
   const started = performance.now();
   const phases = {};
   const mark = (name) => (phases[name] = Math.round(performance.now() - started));
+  const tell = (progress) => self.postMessage({ id, progress: { kind: "boot", ...progress } });
   // The manifest, the wheels and the course's Python download while Pyodide starts.
   const manifest = fetch(new URL("manifest.json", base)).then((response) => response.json());
+  const stopMeter = meterDownloads(manifest, tell);
   const download = (path) => fetch(new URL(path, base)).then((response) => response.arrayBuffer());
   const wheels = manifest.then(({ wheels: names }) => Promise.all(names.map((name) => download(`wheels/${name}`))));
   const archive = manifest.then(({ bundle }) => download(bundle));
-  pyodide = await loadPyodide({ indexURL: new URL("pyodide/", base).href });
-  mark("pyodide");
-  if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-  for (const wheel of await wheels) pyodide.unpackArchive(wheel, "wheel"); // into site-packages
-  pyodide.unpackArchive(await archive, "zip", { extractDir: "/home/pyodide/course" });
-  mark("files");
-  pyodide.runPython(`
-import sys
-sys.path.insert(0, "/home/pyodide/course")
-from labs.session import Session
-_ember_session = Session("/home/pyodide/learner")
-`);
-  session = pyodide.globals.get("_ember_session");
-  mark("session");
-  const { version } = await manifest;
-  return { seconds: (performance.now() - started) / 1000, phases, version, python: pyodide.version };
+  const info = await manifest;
+  const key = `${info.pyodide}/${info.version}/${SNAPSHOT_FORMAT}`;
+
+  /** Start Python (from `stored` bytes, or normally), unpack the course's files, open the session. */
+  async function open(stored) {
+    const options = { indexURL: new URL("pyodide/", base).href };
+    if (stored) options._loadSnapshot = stored;
+    if (snapshot === "make") options._makeSnapshot = true;
+    pyodide = await loadPyodide(options);
+    mark("pyodide");
+    tell({ phase: "starting" });
+    if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
+    for (const wheel of await wheels) pyodide.unpackArchive(wheel, "wheel"); // into site-packages
+    pyodide.unpackArchive(await archive, "zip", { extractDir: COURSE_DIR });
+    mark("files");
+    if (!stored) pyodide.runPython(IMPORT_COURSE);
+    mark("imports");
+    if (snapshot === "make") return null;
+    pyodide.runPython(OPEN_SESSION);
+    session = pyodide.globals.get("_ember_session");
+    mark("session");
+    return session;
+  }
+
+  let start = "fresh";
+  let fallback = null;
+  let snapshotBytes = null;
+  try {
+    const stored = snapshot === "use" ? await readSnapshot(key).catch(() => null) : null;
+    if (stored) {
+      mark("snapshot read");
+      try {
+        await open(stored);
+        start = "snapshot";
+      } catch (error) {
+        fallback = String(error && error.message ? error.message : error).split("\n")[0];
+        pyodide = session = null;
+        await dropSnapshot().catch(() => null);
+      }
+    }
+    if (!pyodide) await open(null);
+    if (snapshot === "make") {
+      const bytes = pyodide.makeMemorySnapshot();
+      mark("snapshot made");
+      await writeSnapshot(key, bytes);
+      mark("snapshot stored");
+      snapshotBytes = bytes.byteLength;
+    }
+  } finally {
+    stopMeter();
+  }
+  return { seconds: (performance.now() - started) / 1000, phases, version: info.version, python: pyodide.version,
+           start: fallback ? "fallback" : start, fallback, snapshotBytes };
+}
+
+/**
+ * Count the bytes of the boot's downloads (the sizes are in the manifest) and report them. Each
+ * response is read through a clone, so Pyodide gets the original (wasm code caching keys on its URL).
+ */
+function meterDownloads(manifest, tell) {
+  const plain = self.fetch;
+  let sizes = {};
+  let total = 0;
+  let loaded = 0;
+  let told = 0;
+  manifest.then((info) => {
+    sizes = Object.fromEntries(Object.entries(info.sizes || {}).map(([path, size]) => [new URL(path, base).href, size]));
+    total = Object.values(sizes).reduce((sum, size) => sum + size, 0);
+  }).catch(() => null);
+  const report = (force) => {
+    if (!total || (!force && performance.now() - told < PROGRESS_MS)) return;
+    told = performance.now();
+    tell({ phase: "downloading", loaded: Math.min(loaded, total), total });
+  };
+  self.fetch = async (input, init) => {
+    const response = await plain(input, init);
+    const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url, base).href;
+    if (sizes[url] && response.ok && response.body) {
+      const reader = response.clone().body.getReader();
+      (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          loaded += value.byteLength;
+          report(false);
+        }
+        report(true);
+      })().catch(() => null);
+    }
+    return response;
+  };
+  return () => { self.fetch = plain; };
 }
 
 /** Hand a request to the Python session: JSON in, JSON out; live items go to the page at once. */

@@ -1,0 +1,50 @@
+// The stored memory snapshot of Python with the course imported: one entry in IndexedDB, keyed by
+// Pyodide's version, the course's version and the snapshot's format. IndexedDB (not the Cache API)
+// because it also works on plain-http hosts, which are not secure contexts.
+
+const DB = "ember-python";
+const STORE = "snapshots";
+const ENTRY = "current";
+
+function database() {
+  return new Promise((resolve, reject) => {
+    const opening = indexedDB.open(DB, 1);
+    opening.onupgradeneeded = () => opening.result.createObjectStore(STORE);
+    opening.onsuccess = () => resolve(opening.result);
+    opening.onerror = () => reject(opening.error);
+  });
+}
+
+async function transaction(mode, work) {
+  const db = await database();
+  try {
+    return await new Promise((resolve, reject) => {
+      const tx = db.transaction(STORE, mode);
+      const request = work(tx.objectStore(STORE));
+      tx.oncomplete = () => resolve(request.result);
+      tx.onerror = () => reject(tx.error);
+      tx.onabort = () => reject(tx.error);
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/** The snapshot stored for this key, or null (none, another version, or not the size it was stored with). */
+export async function readSnapshot(key) {
+  const entry = await transaction("readonly", (store) => store.get(ENTRY));
+  if (!entry || entry.key !== key || !(entry.bytes instanceof ArrayBuffer)) return null;
+  if (entry.bytes.byteLength !== entry.size) return null;
+  return new Uint8Array(entry.bytes);
+}
+
+/** Store a snapshot under this key, replacing any other. */
+export async function writeSnapshot(key, bytes) {
+  const copy = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
+  await transaction("readwrite", (store) => store.put({ key, size: copy.byteLength, bytes: copy, saved: Date.now() }, ENTRY));
+}
+
+/** Forget the stored snapshot (it failed to start). */
+export async function dropSnapshot() {
+  await transaction("readwrite", (store) => store.delete(ENTRY));
+}
