@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from labs.course import load_course
+from scripts import build_site
 
 from .conftest import LESSON_10, SITE, Server, Watch
-from .learner import BOOT_MS, cell, open_page, replace_cell_code, run_cell, run_checks, wait_for_lab
+from .learner import (
+    BOOT_MS,
+    cell,
+    open_page,
+    replace_cell_code,
+    run_cell,
+    run_checks,
+    stored_piece,
+    type_into_gap,
+    wait_for_lab,
+)
 
 LESSON_12 = "lessons/12-downhill/"
 SAVED_MS = 240_000  # the snapshot and every file saved, behind other tests on two busy cores
@@ -96,6 +109,8 @@ def test_after_one_visit_lessons_load_run_and_check_offline(offline_context: Bro
     wait_for_lab(page)
     assert python_start(page) == "fresh"
     wait_saved(page)
+    # Only the service worker asks for offline.json: its requests are watched as well (none may leave 127.0.0.1).
+    assert any(url.endswith("/offline.json") for url in watch.requests)
     server.stop()  # the host is gone, and the browser is offline too
     offline_context.set_offline(True)
 
@@ -172,3 +187,45 @@ def test_a_damaged_snapshot_falls_back_to_a_normal_start(offline_context: Browse
     wait_for_lab(page)
     assert python_start(page) == "snapshot"
     run_print(page)
+
+
+def test_a_new_version_is_announced_and_taken_on_reload_keeping_the_work(offline_context: BrowserContext,
+                                                                        watch: Watch, tmp_path: Path) -> None:
+    folder = tmp_path / "site"
+    shutil.copytree(SITE, folder)
+    server = Server(folder, isolate=True)
+    try:
+        page = learner_page(offline_context, watch)
+        open_page(page, server.url + LESSON_10)
+        wait_for_lab(page)
+        wait_saved(page)
+        type_into_gap(page, "L10.backward", "pass  # mine, typed before the update")
+        page.wait_for_function("(localStorage.getItem('ember:v1') || '').includes('# mine')")
+
+        # A new version of the course goes up while the page is open: one page changes.
+        changed = folder / LESSON_12 / "index.html"
+        changed.write_text(changed.read_text().replace("<article", '<p id="new-version">New.</p><article', 1))
+        for copy in changed.parent.glob("index.html.*"):
+            copy.unlink()
+        build_site.offline(folder)
+        page.evaluate("navigator.serviceWorker.getRegistration().then((registration) => registration.update())")
+        notice = page.locator(".ember-update")
+        expect(notice).to_contain_text("A new version of the course is ready", timeout=SAVED_MS)
+        expect(page.locator("#ember-offline")).to_have_text("New version ready")
+        run_print(page)  # the open page keeps working on the version it has
+
+        notice.get_by_role("button", name="Reload now").click()
+        page.wait_for_load_state("load")
+        wait_for_lab(page)
+        expect(page.locator(".ember-update")).to_have_count(0)
+        assert "# mine" in (stored_piece(page, "L10.backward") or "")
+        names = page.evaluate("caches.keys()")
+        assert len([name for name in names if name.startswith("ember-offline-")]) == 1, names  # the old one went
+
+        server.stop()
+        offline_context.set_offline(True)
+        open_page(page, server.url + LESSON_12)
+        expect(page.locator("#new-version")).to_have_text("New.")  # the new version, from the new cache
+        wait_for_lab(page)
+    finally:
+        server.stop()

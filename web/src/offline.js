@@ -21,23 +21,38 @@ export function startOffline(runtime) {
     return;
   }
   if (!("serviceWorker" in navigator) || !window.isSecureContext) {
-    whenIdle(runtime, () => snapshotOnce(runtime)); // IndexedDB works even where service workers do not
+    whenIdle(runtime, ["ready"], () => snapshotOnce(runtime)); // IndexedDB works where service workers do not
     return;
   }
-  addEventListener("keydown", () => { typed = true; }, { capture: true, once: true });
-  const registering = navigator.serviceWorker.register(new URL("sw.js", ROOT), { scope: ROOT.href })
-    .catch(() => null);
-  isolate();
   navigator.serviceWorker.addEventListener("message", ({ data }) => show(data));
-  registering.then((registration) => registration && watchUpdates(registration));
-  whenIdle(runtime, async () => {
-    await snapshotOnce(runtime);
-    const registration = await registering;
-    if (!registration) return;
-    const worker = (await navigator.serviceWorker.ready).active;
-    worker?.postMessage({ type: "fill" });
-  });
-  navigator.serviceWorker.ready.then((registration) => registration.active?.postMessage({ type: "status" }));
+  let registering = null;
+  const register = () => {
+    registering ||= navigator.serviceWorker.register(new URL("sw.js", ROOT), { scope: ROOT.href }).catch(() => null);
+    return registering;
+  };
+  if (navigator.serviceWorker.controller || !self.crossOriginIsolated) {
+    // Not isolated: register at once, so that the one reload that isolates the page comes early.
+    addEventListener("keydown", () => { typed = true; }, { capture: true, once: true });
+    register();
+    isolate();
+  }
+  // Isolated already by the host's headers, and no service worker yet: registering waits for Python
+  // to be idle, so that it does not compete with Python's first start.
+  // On a page without Python (the home page), "off" counts as idle for saving the files.
+  let saving = null;
+  const save = () => {
+    saving ||= register().then(async (registration) => {
+      if (!registration) return;
+      watchUpdates(registration);
+      (await navigator.serviceWorker.ready).active?.postMessage({ type: "fill" });
+    });
+    return saving;
+  };
+  whenIdle(runtime, ["ready"], () => snapshotOnce(runtime).then(save));
+  whenIdle(runtime, ["off"], save);
+  if (navigator.serviceWorker.controller) {
+    navigator.serviceWorker.ready.then((registration) => registration.active?.postMessage({ type: "status" }));
+  }
 }
 
 function optedOut() {
@@ -64,14 +79,14 @@ function isolate() {
   else navigator.serviceWorker.addEventListener("controllerchange", reload, { once: true });
 }
 
-/** Run `work` once, the first time Python has been ready and idle for IDLE_MS. */
-function whenIdle(runtime, work) {
+/** Run `work` once, the first time Python has stayed in one of `states` for IDLE_MS. */
+function whenIdle(runtime, states, work) {
   let timer = null;
   const check = () => {
     clearTimeout(timer);
-    if (runtime.state !== "ready") return;
+    if (!states.includes(runtime.state)) return;
     timer = setTimeout(() => {
-      if (runtime.state !== "ready") return;
+      if (!states.includes(runtime.state)) return;
       runtime.removeEventListener("state", check);
       work().catch(() => null);
     }, IDLE_MS);

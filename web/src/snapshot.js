@@ -30,12 +30,11 @@ async function transaction(mode, work) {
   }
 }
 
-/** The snapshot stored for this key, or null (none, another version, or not the size it was stored with). */
-export async function readSnapshot(key) {
+/** The stored snapshot as { key, bytes }, or null (none, or not the size it was stored with). */
+export async function readSnapshot() {
   const entry = await transaction("readonly", (store) => store.get(ENTRY));
-  if (!entry || entry.key !== key || !(entry.bytes instanceof ArrayBuffer)) return null;
-  if (entry.bytes.byteLength !== entry.size) return null;
-  return new Uint8Array(entry.bytes);
+  if (!entry || !(entry.bytes instanceof ArrayBuffer) || entry.bytes.byteLength !== entry.size) return null;
+  return { key: entry.key, bytes: new Uint8Array(entry.bytes) };
 }
 
 /** Store a snapshot under this key, replacing any other. */

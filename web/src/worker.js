@@ -47,6 +47,7 @@ async function boot({ interruptBuffer, snapshot = "use" }, id) {
   const download = (path) => fetch(new URL(path, base)).then((response) => response.arrayBuffer());
   const wheels = manifest.then(({ wheels: names }) => Promise.all(names.map((name) => download(`wheels/${name}`))));
   const archive = manifest.then(({ bundle }) => download(bundle));
+  const reading = snapshot === "use" ? readSnapshot().catch(() => null) : null; // while the manifest comes
   const info = await manifest;
   const key = `${info.pyodide}/${info.version}/${SNAPSHOT_FORMAT}`;
 
@@ -75,7 +76,8 @@ async function boot({ interruptBuffer, snapshot = "use" }, id) {
   let fallback = null;
   let snapshotBytes = null;
   try {
-    const stored = snapshot === "use" ? await readSnapshot(key).catch(() => null) : null;
+    const found = await reading;
+    const stored = found && found.key === key ? found.bytes : null; // another version's snapshot is no use
     if (stored) {
       mark("snapshot read");
       try {
