@@ -229,3 +229,23 @@ def test_a_new_version_is_announced_and_taken_on_reload_keeping_the_work(offline
         wait_for_lab(page)
     finally:
         server.stop()
+
+
+def test_the_python_badge_tells_downloading_then_starting_then_ready(page: Page, base_url: str) -> None:
+    page.add_init_script("""(() => {
+      window.__badge = [];
+      new MutationObserver(() => {
+        const text = document.getElementById("ember-python")?.textContent;
+        if (text && window.__badge[window.__badge.length - 1] !== text) window.__badge.push(text);
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    })()""")
+    page.goto(base_url + LESSON_10)
+    expect(page.locator("#ember-python")).to_have_text("Python: ready", timeout=BOOT_MS)
+    seen: list[str] = page.evaluate("window.__badge")
+    downloads = [text for text in seen if text.startswith("Python: downloading")]
+    assert downloads, seen
+    first = downloads[0].split()  # "Python: downloading 1.2 of 13.1 MB…"
+    assert float(first[2]) < float(first[4]) and 5 < float(first[4]) < 30, downloads
+    assert float(downloads[-1].split()[2]) > float(first[2]), downloads  # it moved
+    after = seen[seen.index(downloads[-1]) + 1:]
+    assert after == ["Python: starting…", "Python: ready"], seen  # downloaded, then starting, then ready

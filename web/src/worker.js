@@ -121,7 +121,8 @@ function meterDownloads(manifest, tell) {
   const report = (force) => {
     if (!total || (!force && performance.now() - told < PROGRESS_MS)) return;
     told = performance.now();
-    tell({ phase: "downloading", loaded: Math.min(loaded, total), total });
+    if (loaded >= total) tell({ phase: "starting" }); // every file is in: the rest is Python's start
+    else tell({ phase: "downloading", loaded, total });
   };
   self.fetch = async (input, init) => {
     const response = await plain(input, init);
