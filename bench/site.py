@@ -12,8 +12,8 @@ Run from the repository root with ``.venv/bin/python bench/site.py`` (the site m
 3. the round trip of a ``print(1)`` cell, Run click → output in the page, and the worker alone;
 4. lesson 10's checks with the finished pieces, Run checks click → every claim settled;
 5. the bytes a first visit of lesson 10 transfers with an empty cache: until Python is ready, and in
-   all once the course is saved for offline use. On http://127.0.0.1 Chromium accepts only gzip and
-   deflate (it asks for Brotli on HTTPS only), so these are the gzip copies' sizes.
+   all once the course is saved for offline use (sizes as transferred: Chromium asks for Brotli on
+   http://127.0.0.1, a trustworthy address, so these are the .br copies' sizes).
 
 Times are taken on the page's own clock (``performance.now()``) by an init script and small in-page
 helpers, so Playwright's round trips are not counted. A copy of the built site and the bare page are
@@ -201,6 +201,7 @@ WORKER_MARKS_JS = """
   origin: performance.timeOrigin,
   entries: performance.getEntriesByType("resource")
     .map((e) => ({ name: e.name, start: e.startTime, end: e.responseEnd })),
+  marks: performance.getEntriesByType("mark").map((e) => ({ name: e.name, at: e.startTime })),
 })
 """
 WORKER_FILES = (  # (label, part of the URL, "start" or "end"); the earliest matching fetch counts
@@ -362,6 +363,7 @@ def boot_timeline(page: Page) -> list[tuple[str, float]]:
             found = [entry for entry in worker["entries"] if part in entry["name"]]
             if found:
                 timeline.append((label, shift + min(entry[edge] for entry in found)))
+        timeline += [(f"worker: {mark['name']}", shift + mark["at"]) for mark in worker["marks"]]
     timeline.append(("Python ready", marks["ready"]))
     return sorted(timeline, key=lambda mark: mark[1])
 
@@ -380,7 +382,7 @@ def cold_ready(browser: Browser, url: str, report: Report, label: str = "", weig
         if weigh_it:
             wait_lab(page)
             total, files = weigh(page, watch)
-            report.rows.append(Row("5. bytes, first visit of lesson 10 until its lab is up (gzip)", [total / 1e6],
+            report.rows.append(Row("5. bytes, first visit of lesson 10 until its lab is up (compressed)", [total / 1e6],
                                    unit="MB", target=f"≤ {FIRST_VISIT_TARGET_MB:.0f} MB",
                                    met=total / 1e6 <= FIRST_VISIT_TARGET_MB))
             report.top_files = files[:TOP_FILES]
@@ -605,7 +607,8 @@ def session(browser: Browser, base: str, report: Report) -> None:
         pages = ", ".join(dict.fromkeys(leg.title for leg in legs))
         report.note(f"visit with {len(legs)} moves between lesson 10 and the next page ({pages}): {boots} boot(s) of "
                     f"Python; {watch.count(WASM)} request(s) for {WASM}, {watch.count('worker.js')} for worker.js "
-                    f"(with the snapshot's worker and the saving for offline use), {watch.count('ember.js')} for ember.js")
+                    f"(the snapshot's worker and the saving for offline use too), "
+                    f"{watch.count('ember.js')} for ember.js")
         note_problems(watch, report)
     finally:
         context.close()
