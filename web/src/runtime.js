@@ -5,6 +5,7 @@ import { REQUEST } from "./protocol.js";
 
 const STOP_GRACE_MS = 1000; // how long an interrupt may take before the worker is replaced
 const BOOT_TIMEOUT_MS = 120000;
+const SNAPSHOT_BOOT_MS = 20000; // a start from the stored snapshot takes a second or two; damaged, it may hang
 
 /** Raised to callers whose request was cut short by a restart. */
 export class RuntimeRestarted extends Error {
@@ -49,18 +50,24 @@ export class Runtime extends EventTarget {
       event.preventDefault?.();
       this.restart("Python stopped unexpectedly");
     };
-    const onProgress = (progress) => { if (this.state === "starting") this.setState("starting", progress); };
+    const onProgress = (progress) => {
+      if (progress.phase === "restoring") this.watchSnapshotStart();
+      if (this.state === "starting") this.setState("starting", progress);
+    };
     const boot = this.send(REQUEST.BOOT, { interruptBuffer: this.interrupts, snapshot: this.snapshot }, onProgress);
     this.ready = withTimeout(boot, BOOT_TIMEOUT_MS, "Python took too long to start").then((info) => {
+      clearTimeout(this.snapshotWatch);
       this.bootSeconds = info.seconds;
       this.bootInfo = info;
+      if (this.snapshot === "drop") this.snapshot = "use"; // a new snapshot may be made now
       this.setState("ready", info);
       return info;
     }, (error) => {
-      if (error instanceof RuntimeRestarted || this.snapshot === "off") throw error;
+      clearTimeout(this.snapshotWatch);
+      if (error instanceof RuntimeRestarted || this.snapshot !== "use") throw error;
       // Whatever went wrong, one more try without the snapshot (the worker already falls back to a
       // normal start by itself; this covers a worker that could not even do that).
-      this.snapshot = "off";
+      this.snapshot = "drop";
       this.restart("Python failed to start from its snapshot");
       return this.ready;
     });
@@ -68,6 +75,16 @@ export class Runtime extends EventTarget {
       if (!(error instanceof RuntimeRestarted)) this.setState("failed", { error: String(error.message || error) });
     });
     return this.ready;
+  }
+
+  /** A start from the stored snapshot that does not finish in time is replaced by a normal one. */
+  watchSnapshotStart() {
+    clearTimeout(this.snapshotWatch);
+    this.snapshotWatch = setTimeout(() => {
+      if (this.state !== "starting") return;
+      this.snapshot = "drop";
+      this.restart("Python's start from its snapshot did not finish; it starts normally instead");
+    }, SNAPSHOT_BOOT_MS);
   }
 
   /**
@@ -169,6 +186,7 @@ export class Runtime extends EventTarget {
 
   /** Replace the worker with a fresh one; every waiting request is rejected with RuntimeRestarted. */
   restart(reason) {
+    clearTimeout(this.snapshotWatch);
     if (this.worker) this.worker.terminate();
     const waiting = [...this.pending.values()];
     this.pending.clear();

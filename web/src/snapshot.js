@@ -5,6 +5,7 @@
 const DB = "ember-python";
 const STORE = "snapshots";
 const ENTRY = "current";
+const KEY = "current-key"; // a small entry beside the large one: which snapshot is there, read at once
 
 function database() {
   return new Promise((resolve, reject) => {
@@ -30,20 +31,35 @@ async function transaction(mode, work) {
   }
 }
 
-/** The stored snapshot as { key, bytes }, or null (none, or not the size it was stored with). */
-export async function readSnapshot() {
+/** The key of the stored snapshot, or null: quick, the bytes are not read. */
+export async function storedKey() {
+  const entry = await transaction("readonly", (store) => store.get(KEY));
+  return entry ? entry.key : null;
+}
+
+/** The stored snapshot's bytes; fails if it is missing, of another key, or not the size it was stored with. */
+export async function readSnapshot(key) {
   const entry = await transaction("readonly", (store) => store.get(ENTRY));
-  if (!entry || !(entry.bytes instanceof ArrayBuffer) || entry.bytes.byteLength !== entry.size) return null;
-  return { key: entry.key, bytes: new Uint8Array(entry.bytes) };
+  if (!entry || entry.key !== key) throw new Error("the stored snapshot is missing");
+  if (!(entry.bytes instanceof ArrayBuffer) || entry.bytes.byteLength !== entry.size) {
+    throw new Error("the stored snapshot is not the size it was stored with");
+  }
+  return new Uint8Array(entry.bytes);
 }
 
 /** Store a snapshot under this key, replacing any other. */
 export async function writeSnapshot(key, bytes) {
   const copy = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
-  await transaction("readwrite", (store) => store.put({ key, size: copy.byteLength, bytes: copy, saved: Date.now() }, ENTRY));
+  await transaction("readwrite", (store) => {
+    store.put({ key, size: copy.byteLength, bytes: copy, saved: Date.now() }, ENTRY);
+    return store.put({ key }, KEY);
+  });
 }
 
 /** Forget the stored snapshot (it failed to start). */
 export async function dropSnapshot() {
-  await transaction("readwrite", (store) => store.delete(ENTRY));
+  await transaction("readwrite", (store) => {
+    store.delete(ENTRY);
+    return store.delete(KEY);
+  });
 }

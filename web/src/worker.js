@@ -3,21 +3,28 @@
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
 import { REQUEST } from "./protocol.js";
-import { dropSnapshot, readSnapshot, writeSnapshot } from "./snapshot.js";
+import { dropSnapshot, readSnapshot, storedKey, writeSnapshot } from "./snapshot.js";
 
 const base = new URL("./", import.meta.url);
 let pyodide = null;
 let session = null;
 
 const COURSE_DIR = "/home/pyodide/course";
-const SNAPSHOT_FORMAT = 1; // change it when what runs before a snapshot changes
+const SNAPSHOT_FORMAT = 3; // change it when what runs before a snapshot changes
 const PROGRESS_MS = 100;
 
-// Run before a snapshot is taken: the course's Python imported, nothing else (no JavaScript objects held).
+// Run before a snapshot is taken: the course's Python imported and the course read and checked (the
+// lessons' data and claims), nothing else: no JavaScript object is held, no learner file written.
+// importlib.invalidate_caches() imports importlib.metadata (most of a second in the browser): done
+// here once, it is in the snapshot, and the session's every rewrite of the learner's files is cheap.
 const IMPORT_COURSE = `
 import sys
 sys.path.insert(0, "/home/pyodide/course")
-import labs.session
+import importlib
+importlib.invalidate_caches()
+import graphviz, hx, labs.pipeline, labs.session
+from labs.course import load_course
+load_course()
 `;
 
 // Run after every start: the file system is not in a snapshot, so the learner's files are written again.
@@ -33,7 +40,8 @@ _ember_session = Session("/home/pyodide/learner")
  *
  * payload.snapshot: "use" starts from the stored memory snapshot when there is one for this Pyodide
  * and course (and falls back to a normal start if it fails); "make" boots normally, imports the
- * course, stores a snapshot and stops there (a background worker does this); "off" never uses one.
+ * course, stores a snapshot and stops there (a background worker does this); "off" never uses one;
+ * "drop" forgets the stored one first (an earlier start from it never finished).
  * While it boots it reports { phase: "downloading", loaded, total } and { phase: "starting" }.
  */
 async function boot({ interruptBuffer, snapshot = "use" }, id) {
@@ -50,11 +58,11 @@ async function boot({ interruptBuffer, snapshot = "use" }, id) {
   const download = (path) => fetch(new URL(path, base)).then((response) => response.arrayBuffer());
   const wheels = manifest.then(({ wheels: names }) => Promise.all(names.map((name) => download(`wheels/${name}`))));
   const archive = manifest.then(({ bundle }) => download(bundle));
-  const reading = snapshot === "use" ? readSnapshot().catch(() => null) : null; // while the manifest comes
+  const keyed = snapshot === "use" ? storedKey().catch(() => null) : null; // while the manifest comes
   const info = await manifest;
   const key = `${info.pyodide}/${info.version}/${SNAPSHOT_FORMAT}`;
 
-  /** Start Python (from `stored` bytes, or normally), unpack the course's files, open the session. */
+  /** Start Python (from `stored`, a promise of snapshot bytes, or normally), unpack the course's files, open the session. */
   async function open(stored) {
     const options = { indexURL: new URL("pyodide/", base).href };
     if (stored) options._loadSnapshot = stored;
@@ -63,7 +71,13 @@ async function boot({ interruptBuffer, snapshot = "use" }, id) {
     mark("pyodide");
     tell({ phase: "starting" });
     if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-    for (const wheel of await wheels) pyodide.unpackArchive(wheel, "wheel"); // into site-packages
+    const unpackWheels = async (python) => {
+      for (const wheel of await wheels) python.unpackArchive(wheel, "wheel"); // into site-packages
+    };
+    // From a snapshot, the wheels' modules are imported already: their files go in right after the
+    // boot's answer, before any request is handled (they are there for tracebacks and lazy imports).
+    if (stored) setTimeout(() => unpackWheels(pyodide).catch(() => null));
+    else await unpackWheels(pyodide);
     pyodide.unpackArchive(await archive, "zip", { extractDir: COURSE_DIR });
     mark("files");
     if (!stored) pyodide.runPython(IMPORT_COURSE);
@@ -79,12 +93,17 @@ async function boot({ interruptBuffer, snapshot = "use" }, id) {
   let fallback = null;
   let snapshotBytes = null;
   try {
-    const found = await reading;
-    const stored = found && found.key === key ? found.bytes : null; // another version's snapshot is no use
-    if (stored) {
-      mark("snapshot read");
+    if (snapshot === "drop") {
+      // The page gave up on a start from the stored snapshot (it did not finish): forget it.
+      await dropSnapshot().catch(() => null);
+      fallback = "the start from the stored snapshot did not finish";
+    }
+    if ((await keyed) === key) { // another version's snapshot is no use
+      tell({ phase: "restoring" }); // the page watches that this start finishes (damaged memory may hang)
+      // Pyodide reads the bytes while it fetches and compiles its wasm: hand it the promise.
+      const bytes = readSnapshot(key).then((read) => { mark("snapshot read"); return read; });
       try {
-        await open(stored);
+        await open(bytes);
         start = "snapshot";
       } catch (error) {
         fallback = String(error && error.message ? error.message : error).split("\n")[0];
