@@ -13,16 +13,21 @@ const COURSE_DIR = "/home/pyodide/course";
 const SNAPSHOT_FORMAT = 3; // change it when what runs before a snapshot changes
 const PROGRESS_MS = 100;
 
-// Run before a snapshot is taken: the course's Python imported and the course read and checked (the
-// lessons' data and claims), nothing else: no JavaScript object is held, no learner file written.
-// importlib.invalidate_caches() imports importlib.metadata (most of a second in the browser): done
-// here once, it is in the snapshot, and the session's every rewrite of the learner's files is cheap.
+// Run on every normal start: the course's Python on the path, the session's module imported.
 const IMPORT_COURSE = `
 import sys
 sys.path.insert(0, "/home/pyodide/course")
+import labs.session
+`;
+
+// Run before a snapshot is taken, so that a start from it has all of this done: the rest of the
+// course's Python imported, the course read and checked (the lessons' data and claims), and
+// importlib.metadata imported (importlib.invalidate_caches() imports it on the first write of the
+// learner's files, most of a second in the browser). No JavaScript object is held, no file written.
+const PREPARE_SNAPSHOT = `
 import importlib
 importlib.invalidate_caches()
-import graphviz, hx, labs.pipeline, labs.session
+import graphviz, hx, labs.pipeline
 from labs.course import load_course
 load_course()
 `;
@@ -82,7 +87,11 @@ async function boot({ interruptBuffer, snapshot = "use" }, id) {
     mark("files");
     if (!stored) pyodide.runPython(IMPORT_COURSE);
     mark("imports");
-    if (snapshot === "make") return null;
+    if (snapshot === "make") {
+      pyodide.runPython(PREPARE_SNAPSHOT);
+      mark("prepared");
+      return null;
+    }
     pyodide.runPython(OPEN_SESSION);
     session = pyodide.globals.get("_ember_session");
     mark("session");
