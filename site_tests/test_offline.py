@@ -248,4 +248,4 @@ def test_the_python_badge_tells_downloading_then_starting_then_ready(page: Page,
     assert float(first[2]) < float(first[4]) and 5 < float(first[4]) < 30, downloads
     assert float(downloads[-1].split()[2]) > float(first[2]), downloads  # it moved
     after = seen[seen.index(downloads[-1]) + 1:]
-    assert after == ["Python: starting…", "Python: ready"], seen  # downloaded, then starting, then ready
+    assert after[:2] == ["Python: starting…", "Python: ready"], seen  # downloaded, then starting, then ready

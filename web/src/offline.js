@@ -10,6 +10,7 @@ const ROOT = new URL("../../", import.meta.url); // .../assets/gen/ember.js -> t
 const IDLE_MS = 1500; // how long Python must have been idle before the background work starts
 const RELOAD_FLAG = "ember:isolation-reload"; // in sessionStorage: the one reload for isolation was done
 const CONTROL_WAIT_MS = 10000;
+const SNAPSHOT_FLAG = "ember:snapshot"; // in localStorage: a snapshot was stored in this browser
 
 let indicator = null;
 let typed = false;
@@ -20,6 +21,7 @@ export function startOffline(runtime) {
     runtime.snapshot = "off";
     return;
   }
+  if (!localStorage.getItem(SNAPSHOT_FLAG)) runtime.snapshot = "none"; // a first visit: nothing to look for
   if (!("serviceWorker" in navigator) || !window.isSecureContext) {
     whenIdle(runtime, ["ready"], () => snapshotOnce(runtime)); // IndexedDB works where service workers do not
     return;
@@ -30,15 +32,16 @@ export function startOffline(runtime) {
     registering ||= navigator.serviceWorker.register(new URL("sw.js", ROOT), { scope: ROOT.href }).catch(() => null);
     return registering;
   };
-  if (navigator.serviceWorker.controller || !self.crossOriginIsolated) {
-    // Not isolated: register at once, so that the one reload that isolates the page comes early.
+  if (!self.crossOriginIsolated) {
+    // Not isolated (no headers from the host, no service worker yet): register at once, so that
+    // the one reload that isolates the page comes early.
     addEventListener("keydown", () => { typed = true; }, { capture: true, once: true });
     register();
     isolate();
   }
-  // Isolated already by the host's headers, and no service worker yet: registering waits for Python
-  // to be idle, so that it does not compete with Python's first start.
-  // On a page without Python (the home page), "off" counts as idle for saving the files.
+  // Otherwise registering (or, on later visits, looking for a new version) waits until Python is
+  // idle, so that it does not compete with Python's start; then every file is saved. On a page
+  // without Python (the home page), "off" counts as idle.
   let saving = null;
   const save = () => {
     saving ||= register().then(async (registration) => {
@@ -97,9 +100,11 @@ function whenIdle(runtime, states, work) {
 
 /** Store a snapshot unless this boot came from one. */
 async function snapshotOnce(runtime) {
-  if (runtime.snapshot !== "use" || !runtime.bootInfo || runtime.bootInfo.start === "snapshot") return;
+  if (!["use", "none"].includes(runtime.snapshot) || !runtime.bootInfo || runtime.bootInfo.start === "snapshot") return;
   try {
     await runtime.makeSnapshot();
+    localStorage.setItem(SNAPSHOT_FLAG, "1");
+    runtime.snapshot = "use"; // a restart of Python (after Stop, or a crash) starts from it
   } catch {
     runtime.snapshot = "off"; // this browser cannot: leave it, every start is a normal one
   }

@@ -27,7 +27,7 @@ export class Runtime extends EventTarget {
     this.ready = null;
     this.bootSeconds = null;
     this.bootInfo = null; // what the last boot answered: { seconds, phases, start, fallback, ... }
-    this.snapshot = "use"; // how the next boot uses the stored memory snapshot (see worker.js)
+    this.snapshot = "use"; // how the next boot uses the stored memory snapshot: use, none, off, drop (worker.js)
   }
 
   /** True when Stop can interrupt Python in place (the page is cross-origin isolated). */

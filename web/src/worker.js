@@ -46,7 +46,8 @@ _ember_session = Session("/home/pyodide/learner")
  * payload.snapshot: "use" starts from the stored memory snapshot when there is one for this Pyodide
  * and course (and falls back to a normal start if it fails); "make" boots normally, imports the
  * course, stores a snapshot and stops there (a background worker does this); "off" never uses one;
- * "drop" forgets the stored one first (an earlier start from it never finished).
+ * "none" is "use" when the page knows of no stored snapshot (Pyodide starts without waiting for a
+ * look); "drop" forgets the stored one first (an earlier start from it never finished).
  * While it boots it reports { phase: "downloading", loaded, total } and { phase: "starting" }.
  */
 async function boot({ interruptBuffer, snapshot = "use" }, id) {
@@ -64,8 +65,7 @@ async function boot({ interruptBuffer, snapshot = "use" }, id) {
   const wheels = manifest.then(({ wheels: names }) => Promise.all(names.map((name) => download(`wheels/${name}`))));
   const archive = manifest.then(({ bundle }) => download(bundle));
   const keyed = snapshot === "use" ? storedKey().catch(() => null) : null; // while the manifest comes
-  const info = await manifest;
-  const key = `${info.pyodide}/${info.version}/${SNAPSHOT_FORMAT}`;
+  const keyOf = (info) => `${info.pyodide}/${info.version}/${SNAPSHOT_FORMAT}`;
 
   /** Start Python (from `stored`, a promise of snapshot bytes, or normally), unpack the course's files, open the session. */
   async function open(stored) {
@@ -107,7 +107,8 @@ async function boot({ interruptBuffer, snapshot = "use" }, id) {
       await dropSnapshot().catch(() => null);
       fallback = "the start from the stored snapshot did not finish";
     }
-    if ((await keyed) === key) { // another version's snapshot is no use
+    const key = keyed ? keyOf(await manifest) : null; // without one to look for, Pyodide starts at once
+    if (keyed && (await keyed) === key) { // another version's snapshot is no use
       tell({ phase: "restoring" }); // the page watches that this start finishes (damaged memory may hang)
       // Pyodide reads the bytes while it fetches and compiles its wasm: hand it the promise.
       const bytes = readSnapshot(key).then((read) => { mark("snapshot read"); return read; });
@@ -124,47 +125,49 @@ async function boot({ interruptBuffer, snapshot = "use" }, id) {
     if (snapshot === "make") {
       const bytes = pyodide.makeMemorySnapshot();
       mark("snapshot made");
-      await writeSnapshot(key, bytes);
+      await writeSnapshot(keyOf(await manifest), bytes);
       mark("snapshot stored");
       snapshotBytes = bytes.byteLength;
     }
   } finally {
     stopMeter();
   }
-  return { seconds: (performance.now() - started) / 1000, phases, version: info.version, python: pyodide.version,
+  const { version } = await manifest;
+  return { seconds: (performance.now() - started) / 1000, phases, version, python: pyodide.version,
            start: fallback ? "fallback" : start, fallback, snapshotBytes };
 }
 
 /**
- * Count the bytes of the boot's downloads (the sizes are in the manifest) and report them. Each
- * response is read through a clone, so Pyodide gets the original (wasm code caching keys on its URL).
+ * Count the bytes of the boot's downloads (their sizes are in the manifest, which may come after
+ * Pyodide's first fetches) and report them. Each response is read through a clone, so Pyodide gets
+ * the original (the browser's cache of compiled wasm keys on its URL).
  */
 function meterDownloads(manifest, tell) {
   const plain = self.fetch;
-  let sizes = {};
-  let total = 0;
-  let loaded = 0;
+  const counted = new Map(); // url -> bytes so far
+  let sizes = null;
   let told = 0;
   manifest.then((info) => {
-    sizes = Object.fromEntries(Object.entries(info.sizes || {}).map(([path, size]) => [new URL(path, base).href, size]));
-    total = Object.values(sizes).reduce((sum, size) => sum + size, 0);
+    sizes = Object.entries(info.sizes || {}).map(([path, size]) => [new URL(path, base).href, size]);
   }).catch(() => null);
   const report = (force) => {
-    if (!total || (!force && performance.now() - told < PROGRESS_MS)) return;
+    if (!sizes || (!force && performance.now() - told < PROGRESS_MS)) return;
     told = performance.now();
+    const total = sizes.reduce((sum, [, size]) => sum + size, 0);
+    const loaded = sizes.reduce((sum, [url, size]) => sum + Math.min(counted.get(url) || 0, size), 0);
     if (loaded >= total) tell({ phase: "starting" }); // every file is in: the rest is Python's start
     else tell({ phase: "downloading", loaded, total });
   };
   self.fetch = async (input, init) => {
     const response = await plain(input, init);
     const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url, base).href;
-    if (sizes[url] && response.ok && response.body) {
+    if (response.ok && response.body) {
       const reader = response.clone().body.getReader();
       (async () => {
         for (;;) {
           const { done, value } = await reader.read();
           if (done) break;
-          loaded += value.byteLength;
+          counted.set(url, (counted.get(url) || 0) + value.byteLength);
           report(false);
         }
         report(true);
