@@ -34,7 +34,7 @@ COURSE = load_course()
 # when Python runs on that memory). Answers the snapshot's size, or 0 if there was none.
 DAMAGE_SNAPSHOT = """
 () => new Promise((resolve, reject) => {
-  const opening = indexedDB.open("ember-python", 1);
+  const opening = indexedDB.open("ember-python:/", 1);
   opening.onerror = () => reject(opening.error);
   opening.onsuccess = () => {
     const tx = opening.result.transaction("snapshots", "readwrite");
@@ -83,7 +83,7 @@ def python_start(page: Page) -> str | None:
 def snapshot_saved(page: Page) -> float | None:
     """When the stored snapshot was saved (ms since the epoch), or None if there is none."""
     return page.evaluate("""() => new Promise((resolve, reject) => {
-      const opening = indexedDB.open("ember-python", 1);
+      const opening = indexedDB.open("ember-python:/", 1);
       opening.onerror = () => reject(opening.error);
       opening.onsuccess = () => {
         const read = opening.result.transaction("snapshots").objectStore("snapshots").get("current");
@@ -225,7 +225,7 @@ def test_a_new_version_is_announced_and_taken_on_reload_keeping_the_work(offline
         expect(page.locator(".ember-update")).to_have_count(0)
         assert "# mine" in (stored_piece(page, "L10.backward") or "")
         names = page.evaluate("caches.keys()")
-        assert len([name for name in names if name.startswith("ember-offline-")]) == 1, names  # the old one went
+        assert len([name for name in names if name.startswith("ember-offline:/:")]) == 1, names  # the old one went
 
         server.stop()
         offline_context.set_offline(True)

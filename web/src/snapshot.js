@@ -2,7 +2,9 @@
 // Pyodide's version, the course's version and the snapshot's format. IndexedDB (not the Cache API)
 // because it also works on plain-http hosts, which are not secure contexts.
 
-const DB = "ember-python";
+// worker.js (this module's bundle) is in assets/gen/: the database is named by the site's root,
+// so that two courses on one host keep apart.
+const DB = `ember-python:${new URL("../../", import.meta.url).pathname}`;
 const STORE = "snapshots";
 const ENTRY = "current";
 const KEY = "current-key"; // a small entry beside the large one: which snapshot is there, read at once

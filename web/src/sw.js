@@ -12,7 +12,8 @@
 /* global OFFLINE_VERSION */
 
 const VERSION = OFFLINE_VERSION;
-const PREFIX = "ember-offline-";
+const root = new URL("./", self.location.href);
+const PREFIX = `ember-offline:${root.pathname}:`; // two courses on one host keep apart
 const CACHE = PREFIX + VERSION;
 const LIST = "offline.json";
 const COMPLETE = "__ember/complete"; // stored last: the cache holds every file
@@ -23,7 +24,6 @@ const ISOLATION = {
   "Cross-Origin-Resource-Policy": "same-origin",
 };
 
-const root = new URL("./", self.location.href);
 let filling = null; // the running fill, shared by every page that asks
 let progress = { done: 0, total: 0 };
 
