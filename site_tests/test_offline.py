@@ -251,6 +251,5 @@ def test_the_python_badge_tells_downloading_then_starting_then_ready(page: Page,
     assert downloads, seen
     first = downloads[0].split()  # "Python: downloading 1.2 of 13.1 MB…"
     assert float(first[2]) < float(first[4]) and 5 < float(first[4]) < 30, downloads
-    assert float(downloads[-1].split()[2]) > float(first[2]), downloads  # it moved
     after = seen[seen.index(downloads[-1]) + 1:]
     assert after[:2] == ["Python: starting…", "Python: ready"], seen  # downloaded, then starting, then ready

@@ -147,9 +147,6 @@ function meterDownloads(manifest, tell) {
   const counted = new Map(); // url -> bytes so far
   let sizes = null;
   let told = 0;
-  manifest.then((info) => {
-    sizes = Object.entries(info.sizes || {}).map(([path, size]) => [new URL(path, base).href, size]);
-  }).catch(() => null);
   const report = (force) => {
     if (!sizes || (!force && performance.now() - told < PROGRESS_MS)) return;
     told = performance.now();
@@ -158,6 +155,10 @@ function meterDownloads(manifest, tell) {
     if (loaded >= total) tell({ phase: "starting" }); // every file is in: the rest is Python's start
     else tell({ phase: "downloading", loaded, total });
   };
+  manifest.then((info) => {
+    sizes = Object.entries(info.sizes || {}).map(([path, size]) => [new URL(path, base).href, size]);
+    report(true); // what came before the manifest
+  }).catch(() => null);
   self.fetch = async (input, init) => {
     const response = await plain(input, init);
     const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url, base).href;
