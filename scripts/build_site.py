@@ -2,6 +2,8 @@
 
 Everything the site needs at run time ends up under site/, served from one origin.
 Generated files go to docs/assets/gen/ first (not committed), then MkDocs copies them.
+After MkDocs, the build lists every file for the service worker (site/offline.json), bundles the
+service worker into the site's root (site/sw.js) and writes precompressed copies (.br, .gz).
 """
 
 from __future__ import annotations
@@ -16,11 +18,16 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+SITE = ROOT / "site"
 GEN = ROOT / "docs" / "assets" / "gen"
 NODE = ROOT / "node_modules"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 PYTHON_PACKAGES = ("ember", "labs", "hx")
 WHEEL_CACHE = ROOT / ".cache" / "wheels"
+COMPRESS_CACHE = ROOT / ".cache" / "compressed"
+OFFLINE_LIST = "offline.json"
+SERVICE_WORKER = "sw.js"
+PRECOMPRESSED = (".br", ".gz")
 
 
 def run(*command: str) -> None:
@@ -98,6 +105,39 @@ def vendor() -> None:
     shutil.copytree(NODE / "katex" / "dist" / "fonts", katex / "fonts")
 
 
+def boot_manifest(bundle: str, version: str, wheel_names: list[str]) -> dict[str, object]:
+    """What the worker reads first: the course version, Pyodide's, and the files a boot downloads (with sizes)."""
+    pyodide = json.loads((NODE / "pyodide" / "package.json").read_text())["version"]
+    downloads = [f"pyodide/{name}" for name in PYODIDE_FILES] + [f"wheels/{name}" for name in wheel_names] + [bundle]
+    return {"version": version, "pyodide": pyodide, "bundle": bundle, "wheels": wheel_names,
+            "sizes": {path: (GEN / path).stat().st_size for path in downloads}}
+
+
+def offline_listing(site: Path) -> dict[str, object]:
+    """Every file of the built site, with size and content hash, for the service worker; its version hashes them all."""
+    skipped = {OFFLINE_LIST, SERVICE_WORKER}
+    files = []
+    for path in sorted(site.rglob("*")):
+        relative = path.relative_to(site).as_posix()
+        if not path.is_file() or relative in skipped or path.suffix == ".map":
+            continue
+        if path.suffix in PRECOMPRESSED and path.with_suffix("").exists():
+            continue  # a precompressed copy: the server picks it, the worker asks for the file itself
+        files.append({"path": relative, "size": path.stat().st_size,
+                      "hash": hashlib.sha256(path.read_bytes()).hexdigest()[:16]})
+    version = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:16]
+    return {"version": version, "files": files}
+
+
+def offline(site: Path = SITE) -> str:
+    """List the site's files, bundle the service worker for that version, precompress; answer the version."""
+    listing = offline_listing(site)
+    (site / OFFLINE_LIST).write_text(json.dumps(listing, indent=1) + "\n")
+    run("node", "web/build-sw.mjs", str(site), str(listing["version"]))
+    run("node", "web/compress.mjs", str(site), str(COMPRESS_CACHE))
+    return str(listing["version"])
+
+
 def main() -> None:
     """Build everything; the site ends up in site/."""
     print("== building the site", flush=True)
@@ -106,11 +146,12 @@ def main() -> None:
     run("node", "web/build.mjs")
     vendor()
     bundle, version = python_bundle()
-    manifest = {"version": version, "bundle": bundle, "wheels": wheels()}
+    manifest = boot_manifest(bundle, version, wheels())
     (GEN / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     run(sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet")
-    print(f"== site/ is ready (course version {version})", flush=True)
+    site_version = offline()
+    print(f"== site/ is ready (course version {version}, site version {site_version})", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,20 +1,34 @@
 """A tiny static server for the built site, with the headers that let Stop interrupt Python.
 
 Usage: python scripts/serve.py [FOLDER] [--port 8000] [--no-isolation]
-It listens on 127.0.0.1 only.
+It listens on 127.0.0.1 only. Where the build wrote a precompressed copy of a file (``.br``,
+``.gz``) and the browser accepts that encoding, it sends the copy with ``Content-Encoding``.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import email.utils
 import functools
 import http.server
+import os
 from pathlib import Path
-from typing import ClassVar
+from typing import BinaryIO, ClassVar
 
 TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
          ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip"}
+ENCODINGS = (("br", ".br"), ("gzip", ".gz"))  # preferred first
+
+
+def accepted(header: str) -> set[str]:
+    """The encodings an Accept-Encoding header allows (those not given q=0)."""
+    allowed = set()
+    for part in header.split(","):
+        name, _, params = part.strip().partition(";")
+        if name and params.replace(" ", "") not in ("q=0", "q=0.0", "q=0.00", "q=0.000"):
+            allowed.add(name.strip().lower())
+    return allowed
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -22,6 +36,44 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     isolate = True
     extensions_map: ClassVar[dict[str, str]] = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
+
+    def send_head(self) -> BinaryIO | None:  # type: ignore[override]
+        """Send a precompressed copy when there is one the browser accepts; otherwise as usual."""
+        path = Path(self.translate_path(self.path))
+        if path.is_dir() and self.path.split("?")[0].endswith("/"):
+            path = path / "index.html"
+        if not path.is_file():
+            return super().send_head()
+        allowed = accepted(self.headers.get("Accept-Encoding", ""))
+        for encoding, suffix in ENCODINGS:
+            copy = path.with_name(path.name + suffix)
+            if encoding in allowed and copy.is_file():
+                return self.send_file(copy, self.guess_type(str(path)), encoding)
+        if any(path.with_name(path.name + suffix).is_file() for _, suffix in ENCODINGS):
+            return self.send_file(path, self.guess_type(str(path)), None)
+        return super().send_head()
+
+    def send_file(self, path: Path, content_type: str, encoding: str | None) -> BinaryIO | None:
+        """Headers for one file of a file that has precompressed copies (answers 304 when unchanged)."""
+        stat = path.stat()
+        since = self.headers.get("If-Modified-Since")
+        if since and "If-None-Match" not in self.headers:
+            with contextlib.suppress(TypeError, ValueError, IndexError, OverflowError):
+                if int(stat.st_mtime) <= email.utils.parsedate_to_datetime(since).timestamp():
+                    self.send_response(304)
+                    self.send_header("Vary", "Accept-Encoding")
+                    self.end_headers()
+                    return None
+        handle = path.open("rb")
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        if encoding:
+            self.send_header("Content-Encoding", encoding)
+        self.send_header("Vary", "Accept-Encoding")
+        self.send_header("Content-Length", str(os.fstat(handle.fileno()).st_size))
+        self.send_header("Last-Modified", self.date_time_string(int(stat.st_mtime)))
+        self.end_headers()
+        return handle
 
     def end_headers(self) -> None:
         if self.isolate:

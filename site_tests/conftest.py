@@ -1,7 +1,10 @@
 """Browser tests against the built site, served on 127.0.0.1, in Debian's Chromium.
 
 Every page is watched: any request that is not to 127.0.0.1 is blocked and fails the test,
-and so do a 404 and an uncaught page error.
+and so do a 404 and an uncaught page error (the service worker's requests are watched too).
+
+Tests that are not about offline use leave the service worker and the snapshot out (the
+``ember:offline`` flag); test_offline.py uses ``offline_context``, which keeps them.
 """
 
 from __future__ import annotations
@@ -39,15 +42,31 @@ def built_for_port() -> int:
     return int(match.group(1))
 
 
+class Server:
+    """The built site (or a copy of it) served on 127.0.0.1 in a thread, until ``stop()``."""
+
+    def __init__(self, folder: Path, isolate: bool, port: int = 0) -> None:
+        try:
+            self.server = make_server(folder, port, isolate=isolate, quiet=True)
+        except OSError as error:
+            message = f"cannot serve the site on 127.0.0.1:{port} ({error}): is another server on it?"
+            raise RuntimeError(message) from None
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.running = True
+
+    def stop(self) -> None:
+        """Stop answering, and close the listening socket (the host is gone)."""
+        if self.running:
+            self.server.shutdown()
+            self.server.server_close()
+            self.running = False
+
+
 def serve(isolate: bool, port: int = 0) -> Iterator[str]:
-    try:
-        server = make_server(SITE, port, isolate=isolate, quiet=True)
-    except OSError as error:
-        raise RuntimeError(f"cannot serve the site on 127.0.0.1:{port} ({error}): is another server on it?") from None
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
+    server = Server(SITE, isolate, port)
+    yield server.url
+    server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -91,9 +110,17 @@ class Watch:
         assert self.requests, "no request was recorded at all"
 
 
-def watched_context(browser: Browser, watch: Watch, **options: object) -> BrowserContext:
-    """A fresh profile whose every request (workers' too) is recorded, and blocked unless local."""
+OPT_OUT = "try { localStorage.setItem('ember:offline', 'off'); } catch {}"
+
+
+def watched_context(browser: Browser, watch: Watch, offline: bool = False, **options: object) -> BrowserContext:
+    """A fresh profile whose every request (workers' too) is recorded, and blocked unless local.
+
+    Unless ``offline``, the pages register no service worker and store no snapshot.
+    """
     context = browser.new_context(**{"viewport": {"width": 1200, "height": 900}, **options})
+    if not offline:
+        context.add_init_script(OPT_OUT)
 
     def route(route_, request) -> None:
         watch.requests.append(request.url)
@@ -118,6 +145,15 @@ def watch() -> Watch:
 @pytest.fixture
 def context(browser: Browser, watch: Watch) -> Iterator[BrowserContext]:
     context = watched_context(browser, watch)
+    yield context
+    context.close()
+    watch.check()
+
+
+@pytest.fixture
+def offline_context(browser: Browser, watch: Watch) -> Iterator[BrowserContext]:
+    """Like ``context``, with the service worker and the snapshot as a learner's browser has them."""
+    context = watched_context(browser, watch, offline=True)
     yield context
     context.close()
     watch.check()

@@ -27,16 +27,27 @@ function statusBadge() {
 
 const STATE_TEXT = { off: "", starting: "Python: starting…", ready: "Python: ready", running: "Python: running…", failed: "Python: failed to start" };
 
-function showState(state) {
+/** The badge's words: while Python boots, how much of it has downloaded, then that it is starting. */
+function stateText(state, detail) {
+  if (state === "starting" && detail.phase === "downloading" && detail.total) {
+    const mb = (bytes) => (bytes / 1e6).toFixed(1);
+    return `Python: downloading ${mb(detail.loaded)} of ${mb(detail.total)} MB…`;
+  }
+  return STATE_TEXT[state] ?? "";
+}
+
+function showState(state, detail = {}) {
   const badge = statusBadge();
   badge.dataset.state = state;
-  badge.textContent = STATE_TEXT[state] ?? "";
+  badge.dataset.phase = state === "starting" ? detail.phase || "starting" : "";
+  badge.textContent = stateText(state, detail);
   document.documentElement.dataset.python = state;
+  if (detail.start) document.documentElement.dataset.pythonStart = detail.start; // "snapshot", "fresh" or "fallback"
 }
 
 function watchRuntime() {
   showState(runtime.state);
-  runtime.addEventListener("state", ({ detail }) => showState(detail.state));
+  runtime.addEventListener("state", ({ detail }) => showState(detail.state, detail));
   runtime.addEventListener("restarted", ({ detail }) => {
     const note = el("div", { class: "ember-toast", role: "alert", text: `${detail.reason}. Your code is safe and loads again automatically.` });
     document.body.append(note);

@@ -3,7 +3,7 @@
 
 /** The kinds of request the worker answers. */
 export const REQUEST = Object.freeze({
-  BOOT: "boot", // start Pyodide; payload { interruptBuffer: Uint8Array | null, inputBuffer: SharedArrayBuffer | null }
+  BOOT: "boot", // start Pyodide; payload { interruptBuffer, inputBuffer: SharedArrayBuffer | null, snapshot } (see worker.js's boot)
   RUN: "run", // run a cell; payload { page, lab, exact, pieces, code } -> { outputs, error }
   CHECK: "check", // run a lesson's checks; payload { lab, exact, pieces } -> a report with one result per claim
   MODULE: "module", // the learner's files; payload { lab, exact, pieces } -> { files: {name: {source, gaps}}, exact, problem }
@@ -22,6 +22,7 @@ export const INPUT = Object.freeze({ BYTES: 65536, STATE: 0, LENGTH: 1, TEXT_AT:
  * @typedef {{ id: number, ok: true, result: any }} Answer
  * @typedef {{ id: number, ok: false, error: string, fatal: boolean }} Failure   fatal: Pyodide died; restart it
  * @typedef {{ id: number, progress: { kind: string, key: string } }} Progress  a display item or a batch of text, while a cell runs
+ *   (while Python boots: { kind: "boot", phase: "downloading" | "starting" | "restoring", loaded?, total? })
  * @typedef {{ id: number, ask: string }} Ask  input() in a cell asks the learner, with this prompt
  *
  * Every problem in an answer (a report's `problem`, a claim's `problem`, a cell's `error`) is a record

@@ -5,6 +5,7 @@ import { INPUT, REQUEST } from "./protocol.js";
 
 const STOP_GRACE_MS = 1000; // how long an interrupt may take before the worker is replaced
 const BOOT_TIMEOUT_MS = 120000;
+const SNAPSHOT_BOOT_MS = 20000; // a start from the stored snapshot takes a second or two; damaged, it may hang
 
 /** Raised to callers whose request was cut short by a restart. */
 export class RuntimeRestarted extends Error {
@@ -27,6 +28,8 @@ export class Runtime extends EventTarget {
     this.asking = null; // the request whose input() waits for the learner
     this.ready = null;
     this.bootSeconds = null;
+    this.bootInfo = null; // what the last boot answered: { seconds, phases, start, fallback, ... }
+    this.snapshot = "use"; // how the next boot uses the stored memory snapshot: use, none, off, drop (worker.js)
   }
 
   /** True when Stop can interrupt Python in place (the page is cross-origin isolated). */
@@ -49,16 +52,65 @@ export class Runtime extends EventTarget {
       event.preventDefault?.();
       this.restart("Python stopped unexpectedly");
     };
-    const boot = this.send(REQUEST.BOOT, { interruptBuffer: this.interrupts, inputBuffer: this.input });
+    const onProgress = (progress) => {
+      if (progress.phase === "restoring") this.watchSnapshotStart();
+      if (this.state === "starting") this.setState("starting", progress);
+    };
+    const boot = this.send(REQUEST.BOOT, { interruptBuffer: this.interrupts, inputBuffer: this.input, snapshot: this.snapshot }, onProgress);
     this.ready = withTimeout(boot, BOOT_TIMEOUT_MS, "Python took too long to start").then((info) => {
+      clearTimeout(this.snapshotWatch);
       this.bootSeconds = info.seconds;
+      this.bootInfo = info;
+      if (this.snapshot === "drop") this.snapshot = "use"; // a new snapshot may be made now
       this.setState("ready", info);
       return info;
+    }, (error) => {
+      clearTimeout(this.snapshotWatch);
+      if (error instanceof RuntimeRestarted || this.snapshot !== "use") throw error;
+      // Whatever went wrong, one more try without the snapshot (the worker already falls back to a
+      // normal start by itself; this covers a worker that could not even do that).
+      this.snapshot = "drop";
+      this.restart("Python failed to start from its snapshot");
+      return this.ready;
     });
     this.ready.catch((error) => {
       if (!(error instanceof RuntimeRestarted)) this.setState("failed", { error: String(error.message || error) });
     });
     return this.ready;
+  }
+
+  /** A start from the stored snapshot that does not finish in time is replaced by a normal one. */
+  watchSnapshotStart() {
+    clearTimeout(this.snapshotWatch);
+    this.snapshotWatch = setTimeout(() => {
+      if (this.state !== "starting") return;
+      this.snapshot = "drop";
+      this.restart("Python's start from its snapshot did not finish; it starts normally instead");
+    }, SNAPSHOT_BOOT_MS);
+  }
+
+  /**
+   * Boot a second, short-lived worker that imports the course and stores a memory snapshot of it, so
+   * later starts skip most of Python's start. Run it when Python is idle; resolves with its report.
+   */
+  async makeSnapshot() {
+    const worker = new Worker(this.workerUrl, { type: "module" });
+    try {
+      return await withTimeout(new Promise((resolve, reject) => {
+        worker.onmessage = ({ data }) => {
+          if (data.progress) return;
+          if (data.ok) resolve(data.result);
+          else reject(new Error(data.error));
+        };
+        worker.onerror = (event) => {
+          event.preventDefault?.();
+          reject(new Error(event.message || "the snapshot worker failed"));
+        };
+        worker.postMessage({ id: 1, type: REQUEST.BOOT, payload: { interruptBuffer: null, snapshot: "make" } });
+      }), BOOT_TIMEOUT_MS, "making the snapshot took too long");
+    } finally {
+      worker.terminate();
+    }
   }
 
   send(type, payload, onProgress = null, onAsk = null) {
@@ -166,6 +218,7 @@ export class Runtime extends EventTarget {
 
   /** Replace the worker with a fresh one; every waiting request is rejected with RuntimeRestarted. */
   restart(reason) {
+    clearTimeout(this.snapshotWatch);
     if (this.worker) this.worker.terminate();
     this.asking = null;
     const waiting = [...this.pending.values()];

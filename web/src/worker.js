@@ -3,40 +3,183 @@
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
 import { INPUT, REQUEST } from "./protocol.js";
+import { dropSnapshot, readSnapshot, storedKey, writeSnapshot } from "./snapshot.js";
 
 const base = new URL("./", import.meta.url);
 let pyodide = null;
 let session = null;
 let inputBuffer = null; // shared with the page when it is cross-origin isolated: input() can wait on it
 
-/** Boot Pyodide, install the wheels, unpack the course's Python and open a Session. */
-async function boot({ interruptBuffer, inputBuffer: shared }) {
+const COURSE_DIR = "/home/pyodide/course";
+const SNAPSHOT_FORMAT = 3; // change it when what runs before a snapshot changes
+const PROGRESS_MS = 100;
+
+// Run on every normal start: the course's Python on the path, the session's module imported.
+const IMPORT_COURSE = `
+import sys
+sys.path.insert(0, "/home/pyodide/course")
+import labs.session
+`;
+
+// Run before a snapshot is taken, so that a start from it has all of this done: the rest of the
+// course's Python imported, the course read and checked (the lessons' data and claims), and
+// importlib.metadata imported (importlib.invalidate_caches() imports it on the first write of the
+// learner's files, most of a second in the browser). No JavaScript object is held, no file written.
+const PREPARE_SNAPSHOT = `
+import importlib
+importlib.invalidate_caches()
+import graphviz, hx, labs.pipeline
+from labs.course import load_course
+load_course()
+`;
+
+// Run after every start: the file system is not in a snapshot, so the learner's files are written again.
+const OPEN_SESSION = `
+import importlib
+importlib.invalidate_caches()
+from labs.session import Session
+_ember_session = Session("/home/pyodide/learner")
+`;
+
+/**
+ * Boot Pyodide with the course's Python and open a Session.
+ *
+ * payload.snapshot: "use" starts from the stored memory snapshot when there is one for this Pyodide
+ * and course (and falls back to a normal start if it fails); "make" boots normally, imports the
+ * course, stores a snapshot and stops there (a background worker does this); "off" never uses one;
+ * "none" is "use" when the page knows of no stored snapshot (Pyodide starts without waiting for a
+ * look); "drop" forgets the stored one first (an earlier start from it never finished).
+ * While it boots it reports { phase: "downloading", loaded, total } and { phase: "starting" }.
+ */
+async function boot({ interruptBuffer, inputBuffer: shared, snapshot = "use" }, id) {
+  inputBuffer = shared || null;
   const started = performance.now();
   const phases = {};
-  const mark = (name) => (phases[name] = Math.round(performance.now() - started));
+  const mark = (name) => {
+    phases[name] = Math.round(performance.now() - started);
+    performance.mark(`boot: ${name}`); // for bench/site.py's timelines
+  };
+  const tell = (progress) => self.postMessage({ id, progress: { kind: "boot", ...progress } });
   // The manifest, the wheels and the course's Python download while Pyodide starts.
   const manifest = fetch(new URL("manifest.json", base)).then((response) => response.json());
+  const stopMeter = meterDownloads(manifest, tell);
   const download = (path) => fetch(new URL(path, base)).then((response) => response.arrayBuffer());
   const wheels = manifest.then(({ wheels: names }) => Promise.all(names.map((name) => download(`wheels/${name}`))));
   const archive = manifest.then(({ bundle }) => download(bundle));
-  pyodide = await loadPyodide({ indexURL: new URL("pyodide/", base).href });
-  mark("pyodide");
-  if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-  inputBuffer = shared || null;
-  pyodide.setStdin({ error: true }); // sys.stdin is not the page: reading it fails at once, without prompt()
-  for (const wheel of await wheels) pyodide.unpackArchive(wheel, "wheel"); // into site-packages
-  pyodide.unpackArchive(await archive, "zip", { extractDir: "/home/pyodide/course" });
-  mark("files");
-  pyodide.runPython(`
-import sys
-sys.path.insert(0, "/home/pyodide/course")
-from labs.session import Session
-_ember_session = Session("/home/pyodide/learner")
-`);
-  session = pyodide.globals.get("_ember_session");
-  mark("session");
+  const keyed = snapshot === "use" ? storedKey().catch(() => null) : null; // while the manifest comes
+  const keyOf = (info) => `${info.pyodide}/${info.version}/${SNAPSHOT_FORMAT}`;
+
+  /** Start Python (from `stored`, a promise of snapshot bytes, or normally), unpack the course's files, open the session. */
+  async function open(stored) {
+    const options = { indexURL: new URL("pyodide/", base).href };
+    if (stored) options._loadSnapshot = stored;
+    if (snapshot === "make") options._makeSnapshot = true;
+    pyodide = await loadPyodide(options);
+    mark("pyodide");
+    tell({ phase: "starting" });
+    if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
+    pyodide.setStdin({ error: true }); // sys.stdin is not the page: reading it fails at once, without prompt()
+    const unpackWheels = async (python) => {
+      for (const wheel of await wheels) python.unpackArchive(wheel, "wheel"); // into site-packages
+    };
+    // From a snapshot, the wheels' modules are imported already: their files go in right after the
+    // boot's answer, before any request is handled (they are there for tracebacks and lazy imports).
+    if (stored) setTimeout(() => unpackWheels(pyodide).catch(() => null));
+    else await unpackWheels(pyodide);
+    pyodide.unpackArchive(await archive, "zip", { extractDir: COURSE_DIR });
+    mark("files");
+    if (!stored) pyodide.runPython(IMPORT_COURSE);
+    mark("imports");
+    if (snapshot === "make") {
+      pyodide.runPython(PREPARE_SNAPSHOT);
+      mark("prepared");
+      return null;
+    }
+    pyodide.runPython(OPEN_SESSION);
+    session = pyodide.globals.get("_ember_session");
+    mark("session");
+    return session;
+  }
+
+  let start = "fresh";
+  let fallback = null;
+  let snapshotBytes = null;
+  try {
+    if (snapshot === "drop") {
+      // The page gave up on a start from the stored snapshot (it did not finish): forget it.
+      await dropSnapshot().catch(() => null);
+      fallback = "the start from the stored snapshot did not finish";
+    }
+    const key = keyed ? keyOf(await manifest) : null; // without one to look for, Pyodide starts at once
+    if (keyed && (await keyed) === key) { // another version's snapshot is no use
+      tell({ phase: "restoring" }); // the page watches that this start finishes (damaged memory may hang)
+      // Pyodide reads the bytes while it fetches and compiles its wasm: hand it the promise.
+      const bytes = readSnapshot(key).then((read) => { mark("snapshot read"); return read; });
+      try {
+        await open(bytes);
+        start = "snapshot";
+      } catch (error) {
+        fallback = String(error && error.message ? error.message : error).split("\n")[0];
+        pyodide = session = null;
+        await dropSnapshot().catch(() => null);
+      }
+    }
+    if (!pyodide) await open(null);
+    if (snapshot === "make") {
+      const bytes = pyodide.makeMemorySnapshot();
+      mark("snapshot made");
+      await writeSnapshot(keyOf(await manifest), bytes);
+      mark("snapshot stored");
+      snapshotBytes = bytes.byteLength;
+    }
+  } finally {
+    stopMeter();
+  }
   const { version } = await manifest;
-  return { seconds: (performance.now() - started) / 1000, phases, version, python: pyodide.version };
+  return { seconds: (performance.now() - started) / 1000, phases, version, python: pyodide.version,
+           start: fallback ? "fallback" : start, fallback, snapshotBytes };
+}
+
+/**
+ * Count the bytes of the boot's downloads (their sizes are in the manifest, which may come after
+ * Pyodide's first fetches) and report them. Each response is read through a clone, so Pyodide gets
+ * the original (the browser's cache of compiled wasm keys on its URL).
+ */
+function meterDownloads(manifest, tell) {
+  const plain = self.fetch;
+  const counted = new Map(); // url -> bytes so far
+  let sizes = null;
+  let told = 0;
+  const report = (force) => {
+    if (!sizes || (!force && performance.now() - told < PROGRESS_MS)) return;
+    told = performance.now();
+    const total = sizes.reduce((sum, [, size]) => sum + size, 0);
+    const loaded = sizes.reduce((sum, [url, size]) => sum + Math.min(counted.get(url) || 0, size), 0);
+    if (loaded >= total) tell({ phase: "starting" }); // every file is in: the rest is Python's start
+    else tell({ phase: "downloading", loaded, total });
+  };
+  manifest.then((info) => {
+    sizes = Object.entries(info.sizes || {}).map(([path, size]) => [new URL(path, base).href, size]);
+    report(true); // what came before the manifest
+  }).catch(() => null);
+  self.fetch = async (input, init) => {
+    const response = await plain(input, init);
+    const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url, base).href;
+    if (response.ok && response.body) {
+      const reader = response.clone().body.getReader();
+      (async () => {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          counted.set(url, (counted.get(url) || 0) + value.byteLength);
+          report(false);
+        }
+        report(true);
+      })().catch(() => null);
+    }
+    return response;
+  };
+  return () => { self.fetch = plain; };
 }
 
 /** input() for the request ``id``: ask the page and block until it answers; undefined when cancelled. */

@@ -1,0 +1,255 @@
+"""Offline use, isolation without headers, and starts from a memory snapshot (the service worker kept)."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
+
+from labs.course import load_course
+from scripts import build_site
+
+from .conftest import LESSON_10, SITE, Server, Watch
+from .learner import (
+    BOOT_MS,
+    cell,
+    open_page,
+    replace_cell_code,
+    run_cell,
+    run_checks,
+    stored_piece,
+    type_into_gap,
+    wait_for_lab,
+)
+
+LESSON_12 = "lessons/12-downhill/"
+SAVED_MS = 240_000  # the snapshot and every file saved, behind other tests on two busy cores
+COURSE = load_course()
+
+# Flip bytes in the middle of the stored snapshot (its header stays valid: the damage shows only
+# when Python runs on that memory). Answers the snapshot's size, or 0 if there was none.
+DAMAGE_SNAPSHOT = """
+() => new Promise((resolve, reject) => {
+  const opening = indexedDB.open("ember-python:/", 1);
+  opening.onerror = () => reject(opening.error);
+  opening.onsuccess = () => {
+    const tx = opening.result.transaction("snapshots", "readwrite");
+    const store = tx.objectStore("snapshots");
+    const read = store.get("current");
+    read.onsuccess = () => {
+      const entry = read.result;
+      if (!entry) return resolve(0);
+      const bytes = new Uint8Array(entry.bytes);
+      for (let i = 4096; i < bytes.length; i += 509) bytes[i] ^= 0x5a;
+      store.put(entry, "current");
+      tx.oncomplete = () => resolve(bytes.length);
+    };
+  };
+})
+"""
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    """The built site with the isolation headers, on a port of its own (a fresh origin), stoppable."""
+    server = Server(SITE, isolate=True)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def plain_server() -> Iterator[Server]:
+    """The built site as a plain static host serves it: no COOP/COEP headers."""
+    server = Server(SITE, isolate=False)
+    yield server
+    server.stop()
+
+
+def learner_page(context: BrowserContext, watch: Watch) -> Page:
+    page = context.new_page()
+    page.on("pageerror", lambda error: watch.errors.append(str(error)))
+    return page
+
+
+def python_start(page: Page) -> str | None:
+    """How Python started on this page: "snapshot", "fresh" or "fallback"."""
+    return page.evaluate("document.documentElement.dataset.pythonStart || null")
+
+
+def snapshot_saved(page: Page) -> float | None:
+    """When the stored snapshot was saved (ms since the epoch), or None if there is none."""
+    return page.evaluate("""() => new Promise((resolve, reject) => {
+      const opening = indexedDB.open("ember-python:/", 1);
+      opening.onerror = () => reject(opening.error);
+      opening.onsuccess = () => {
+        const read = opening.result.transaction("snapshots").objectStore("snapshots").get("current");
+        read.onsuccess = () => resolve(read.result ? read.result.saved : null);
+      };
+    })""")
+
+
+def wait_saved(page: Page) -> None:
+    """Until the header says the course is available offline (the snapshot is stored before that)."""
+    expect(page.locator("#ember-offline")).to_have_text("Available offline", timeout=SAVED_MS)
+
+
+def run_print(page: Page, index: int = 2) -> None:
+    replace_cell_code(page, index, "print(6 * 7)")
+    expect(run_cell(page, index)).to_contain_text("42")
+
+
+def stop_in_place(page: Page, index: int = 2) -> None:
+    """Run an endless loop, press Stop: it is interrupted, and the same Python (its variables) goes on."""
+    page.evaluate("""() => { window.__toasts = 0;
+      new MutationObserver(() => { window.__toasts += document.querySelectorAll(".ember-toast").length; })
+        .observe(document.body, { childList: true }); }""")
+    replace_cell_code(page, index, "n = 0\nwhile True:\n    n += 1")
+    box = cell(page, index)
+    box.get_by_role("button", name="Run", exact=True).click()
+    page.wait_for_timeout(500)
+    box.get_by_role("button", name="Stop").click()
+    expect(box.locator(".ember-output")).to_contain_text("Stopped", timeout=10_000)
+    expect(box.locator(".ember-output")).not_to_contain_text("restarted")
+    replace_cell_code(page, index, "print(n > 1000)")  # the loop's variable survived: not a new Python
+    expect(run_cell(page, index)).to_contain_text("True")
+    assert page.evaluate("window.__toasts") == 0  # no "Python was restarted" notice
+
+
+def test_after_one_visit_lessons_load_run_and_check_offline(offline_context: BrowserContext, watch: Watch,
+                                                            server: Server) -> None:
+    page = learner_page(offline_context, watch)
+    open_page(page, server.url + LESSON_10)
+    wait_for_lab(page)
+    assert python_start(page) == "fresh"
+    wait_saved(page)
+    # Only the service worker asks for offline.json: its requests are watched as well (none may leave 127.0.0.1).
+    assert any(url.endswith("/offline.json") for url in watch.requests)
+    server.stop()  # the host is gone, and the browser is offline too
+    offline_context.set_offline(True)
+
+    page.reload()
+    wait_for_lab(page)
+    assert python_start(page) == "snapshot"
+    assert page.evaluate("navigator.onLine") is False
+    run_print(page)
+    stop_in_place(page)  # the interrupt buffer works on Python started from its snapshot too
+    claims = run_checks(page)
+    expect(claims).to_have_count(len(COURSE.lessons["L10"].claims))
+    for index in range(claims.count()):
+        expect(claims.nth(index)).to_have_attribute("data-state", "fail")  # the gap is not written yet
+
+    open_page(page, server.url + LESSON_12)
+    wait_for_lab(page)
+    run_print(page, 0)
+    expect(page.locator("#ember-offline")).to_have_text("Available offline")
+    expect(page.locator(".katex").first).to_be_visible()  # the math, from the cache too
+
+
+def test_without_headers_the_page_becomes_isolated_and_stop_interrupts(offline_context: BrowserContext,
+                                                                       watch: Watch, plain_server: Server) -> None:
+    page = learner_page(offline_context, watch)
+    response = page.goto(plain_server.url + LESSON_10)
+    assert response is not None and "cross-origin-embedder-policy" not in response.headers
+    expect(page.locator("html")).to_have_attribute("data-python", "ready", timeout=BOOT_MS)
+    assert page.evaluate("crossOriginIsolated") is True
+    # The first load, then the one reload the page made once the service worker controlled it.
+    assert page.evaluate("performance.getEntriesByType('navigation')[0].type") == "reload"
+    assert page.evaluate("sessionStorage.getItem('ember:isolation-reload')") == "1"
+    wait_for_lab(page)
+
+    stop_in_place(page)
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("data-python", "ready", timeout=BOOT_MS)
+    assert page.evaluate("crossOriginIsolated") is True
+    origin = page.evaluate("performance.timeOrigin")
+    page.wait_for_timeout(2000)
+    assert page.evaluate("performance.timeOrigin") == origin  # isolated at once: no reload of its own
+
+
+def test_a_damaged_snapshot_falls_back_to_a_normal_start(offline_context: BrowserContext, watch: Watch,
+                                                         server: Server) -> None:
+    page = learner_page(offline_context, watch)
+    open_page(page, server.url + LESSON_10)
+    wait_for_lab(page)
+    wait_saved(page)
+    assert page.evaluate(DAMAGE_SNAPSHOT) > 1_000_000
+
+    page.reload()
+    wait_for_lab(page)
+    assert python_start(page) == "fallback"
+    run_print(page)
+    # The damaged snapshot was dropped and, once Python was idle, a good one stored in its place.
+    reloaded = page.evaluate("performance.timeOrigin")
+    deadline = time.monotonic() + SAVED_MS / 1000
+    while (snapshot_saved(page) or 0) < reloaded:
+        assert time.monotonic() < deadline, "no new snapshot was stored"
+        page.wait_for_timeout(500)
+    page.reload()
+    wait_for_lab(page)
+    assert python_start(page) == "snapshot"
+    run_print(page)
+
+
+def test_a_new_version_is_announced_and_taken_on_reload_keeping_the_work(offline_context: BrowserContext,
+                                                                        watch: Watch, tmp_path: Path) -> None:
+    folder = tmp_path / "site"
+    shutil.copytree(SITE, folder)
+    server = Server(folder, isolate=True)
+    try:
+        page = learner_page(offline_context, watch)
+        open_page(page, server.url + LESSON_10)
+        wait_for_lab(page)
+        wait_saved(page)
+        type_into_gap(page, "L10.backward", "pass  # mine, typed before the update")
+        page.wait_for_function("(localStorage.getItem('ember:v1') || '').includes('# mine')")
+
+        # A new version of the course goes up while the page is open: one page changes.
+        changed = folder / LESSON_12 / "index.html"
+        changed.write_text(changed.read_text().replace("<article", '<p id="new-version">New.</p><article', 1))
+        for copy in changed.parent.glob("index.html.*"):
+            copy.unlink()
+        build_site.offline(folder)
+        page.evaluate("navigator.serviceWorker.getRegistration().then((registration) => registration.update())")
+        notice = page.locator(".ember-update")
+        expect(notice).to_contain_text("A new version of the course is ready", timeout=SAVED_MS)
+        expect(page.locator("#ember-offline")).to_have_text("New version ready")
+        run_print(page)  # the open page keeps working on the version it has
+
+        notice.get_by_role("button", name="Reload now").click()
+        page.wait_for_load_state("load")
+        wait_for_lab(page)
+        expect(page.locator(".ember-update")).to_have_count(0)
+        assert "# mine" in (stored_piece(page, "L10.backward") or "")
+        names = page.evaluate("caches.keys()")
+        assert len([name for name in names if name.startswith("ember-offline:/:")]) == 1, names  # the old one went
+
+        server.stop()
+        offline_context.set_offline(True)
+        open_page(page, server.url + LESSON_12)
+        expect(page.locator("#new-version")).to_have_text("New.")  # the new version, from the new cache
+        wait_for_lab(page)
+    finally:
+        server.stop()
+
+
+def test_the_python_badge_tells_downloading_then_starting_then_ready(page: Page, base_url: str) -> None:
+    page.add_init_script("""(() => {
+      window.__badge = [];
+      new MutationObserver(() => {
+        const text = document.getElementById("ember-python")?.textContent;
+        if (text && window.__badge[window.__badge.length - 1] !== text) window.__badge.push(text);
+      }).observe(document, { subtree: true, childList: true, characterData: true });
+    })()""")
+    page.goto(base_url + LESSON_10)
+    expect(page.locator("#ember-python")).to_have_text("Python: ready", timeout=BOOT_MS)
+    seen: list[str] = page.evaluate("window.__badge")
+    downloads = [text for text in seen if text.startswith("Python: downloading")]
+    assert downloads, seen
+    first = downloads[0].split()  # "Python: downloading 1.2 of 13.1 MB…"
+    assert float(first[2]) < float(first[4]) and 5 < float(first[4]) < 30, downloads
+    after = seen[seen.index(downloads[-1]) + 1:]
+    assert after[:2] == ["Python: starting…", "Python: ready"], seen  # downloaded, then starting, then ready

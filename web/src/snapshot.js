@@ -1,0 +1,67 @@
+// The stored memory snapshot of Python with the course imported: one entry in IndexedDB, keyed by
+// Pyodide's version, the course's version and the snapshot's format. IndexedDB (not the Cache API)
+// because it also works on plain-http hosts, which are not secure contexts.
+
+// worker.js (this module's bundle) is in assets/gen/: the database is named by the site's root,
+// so that two courses on one host keep apart.
+const DB = `ember-python:${new URL("../../", import.meta.url).pathname}`;
+const STORE = "snapshots";
+const ENTRY = "current";
+const KEY = "current-key"; // a small entry beside the large one: which snapshot is there, read at once
+
+function database() {
+  return new Promise((resolve, reject) => {
+    const opening = indexedDB.open(DB, 1);
+    opening.onupgradeneeded = () => opening.result.createObjectStore(STORE);
+    opening.onsuccess = () => resolve(opening.result);
+    opening.onerror = () => reject(opening.error);
+  });
+}
+
+async function transaction(mode, work) {
+  const db = await database();
+  try {
+    return await new Promise((resolve, reject) => {
+      const tx = db.transaction(STORE, mode);
+      const request = work(tx.objectStore(STORE));
+      tx.oncomplete = () => resolve(request.result);
+      tx.onerror = () => reject(tx.error);
+      tx.onabort = () => reject(tx.error);
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/** The key of the stored snapshot, or null: quick, the bytes are not read. */
+export async function storedKey() {
+  const entry = await transaction("readonly", (store) => store.get(KEY));
+  return entry ? entry.key : null;
+}
+
+/** The stored snapshot's bytes; fails if it is missing, of another key, or not the size it was stored with. */
+export async function readSnapshot(key) {
+  const entry = await transaction("readonly", (store) => store.get(ENTRY));
+  if (!entry || entry.key !== key) throw new Error("the stored snapshot is missing");
+  if (!(entry.bytes instanceof ArrayBuffer) || entry.bytes.byteLength !== entry.size) {
+    throw new Error("the stored snapshot is not the size it was stored with");
+  }
+  return new Uint8Array(entry.bytes);
+}
+
+/** Store a snapshot under this key, replacing any other. */
+export async function writeSnapshot(key, bytes) {
+  const copy = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
+  await transaction("readwrite", (store) => {
+    store.put({ key, size: copy.byteLength, bytes: copy, saved: Date.now() }, ENTRY);
+    return store.put({ key }, KEY);
+  });
+}
+
+/** Forget the stored snapshot (it failed to start). */
+export async function dropSnapshot() {
+  await transaction("readwrite", (store) => {
+    store.delete(ENTRY);
+    return store.delete(KEY);
+  });
+}

@@ -1,0 +1,155 @@
+// The course's service worker, served from the site's root (sw.js) so that it covers every page.
+//
+// - Offline: on the page's request (once Python is ready and idle) it saves every file of this
+//   version of the course, listed in offline.json, into one cache, and then answers from it.
+// - Cross-origin isolation: it adds COOP/COEP to every answer that lacks them, so the page can
+//   share memory with the Python worker and Stop interrupts in place even on hosts that send no
+//   headers (the technique of coi-serviceworker; the first load is not isolated, a reload is).
+// - Updates: a new version installs beside the old one, copies the files that did not change and
+//   downloads the rest, then waits: the open pages keep the old files until the learner reloads.
+//
+// OFFLINE_VERSION is set by the build (web/build-sw.mjs): a new course makes a new sw.js.
+/* global OFFLINE_VERSION */
+
+const VERSION = OFFLINE_VERSION;
+const root = new URL("./", self.location.href);
+const PREFIX = `ember-offline:${root.pathname}:`; // two courses on one host keep apart
+const CACHE = PREFIX + VERSION;
+const LIST = "offline.json";
+const COMPLETE = "__ember/complete"; // stored last: the cache holds every file
+const HASHES = "__ember/hashes"; // {path: content hash} of the files in the cache
+const ISOLATION = {
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Embedder-Policy": "require-corp",
+  "Cross-Origin-Resource-Policy": "same-origin",
+};
+
+let filling = null; // the running fill, shared by every page that asks
+let progress = { done: 0, total: 0 };
+
+self.addEventListener("install", (event) => {
+  // A first install waits for the page to ask (it does so once Python is idle); an update fills
+  // its cache now, from the older cache where files did not change, before it may take over.
+  event.waitUntil(olderCaches().then((older) => (older.length ? fill() : null)));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil((async () => {
+    for (const name of await olderCaches()) await caches.delete(name);
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener("message", (event) => {
+  const { type } = event.data || {};
+  if (type === "status") event.waitUntil(status().then((answer) => event.source.postMessage(answer)));
+  else if (type === "fill") event.waitUntil(fill().catch(() => null));
+  else if (type === "activate") self.skipWaiting();
+});
+
+self.addEventListener("fetch", (event) => {
+  const { request } = event;
+  if (request.method !== "GET" || !request.url.startsWith(root.href)) return;
+  if (request.headers.has("range")) return;
+  event.respondWith(answer(request));
+});
+
+/** The file a request stands for, as stored in the cache: folders mean their index.html. */
+function key(url) {
+  const clean = new URL(url);
+  clean.search = "";
+  clean.hash = "";
+  if (clean.pathname.endsWith("/")) clean.pathname += "index.html";
+  return clean.href;
+}
+
+async function answer(request) {
+  const cache = await caches.open(CACHE);
+  const hit = await cache.match(key(request.url));
+  if (hit) return isolated(hit);
+  try {
+    const response = await fetch(request);
+    if (response.redirected && request.mode === "navigate") return Response.redirect(response.url, 301);
+    return isolated(response);
+  } catch (error) {
+    const missing = request.mode === "navigate" ? await cache.match(new URL("404.html", root).href) : null;
+    if (missing) return isolated(missing, 404);
+    throw error;
+  }
+}
+
+/** The response with the isolation headers added where the host did not send them. */
+function isolated(response, status = response.status) {
+  if (response.type === "opaque" || response.type === "opaqueredirect" || response.status === 0) return response;
+  if (response.headers.get("Cross-Origin-Embedder-Policy") && status === response.status) return response;
+  const headers = new Headers(response.headers);
+  for (const [name, value] of Object.entries(ISOLATION)) if (!headers.has(name)) headers.set(name, value);
+  headers.delete("Content-Encoding"); // the body is already decoded
+  headers.delete("Content-Length");
+  const empty = [101, 204, 205, 304].includes(status);
+  return new Response(empty ? null : response.body, { status, statusText: response.statusText, headers });
+}
+
+async function olderCaches() {
+  return (await caches.keys()).filter((name) => name.startsWith(PREFIX) && name !== CACHE);
+}
+
+async function status() {
+  const cache = await caches.open(CACHE);
+  const complete = Boolean(await cache.match(new URL(COMPLETE, root).href));
+  return { type: "offline-status", version: VERSION, complete, filling: Boolean(filling), ...progress };
+}
+
+async function tell(message) {
+  for (const client of await self.clients.matchAll({ includeUncontrolled: true })) client.postMessage(message);
+}
+
+/** Save every file of this version once; concurrent callers share the same run. */
+function fill() {
+  if (!filling) filling = fillCache().finally(() => { filling = null; });
+  return filling;
+}
+
+async function fillCache() {
+  const cache = await caches.open(CACHE);
+  if (await cache.match(new URL(COMPLETE, root).href)) return tell(await status());
+  const listing = await (await fetch(new URL(LIST, root), { cache: "no-cache" })).json();
+  if (listing.version !== VERSION) throw new Error(`offline.json is for ${listing.version}, not ${VERSION}`);
+  const hashes = await readHashes(cache);
+  const older = await olderCachesWithHashes();
+  progress = { done: 0, total: listing.files.reduce((sum, file) => sum + file.size, 0) };
+  let lastTold = 0;
+  for (const file of listing.files) {
+    const url = new URL(file.path, root).href;
+    if (hashes[file.path] !== file.hash || !(await cache.match(url))) {
+      const same = older.find((entry) => entry.hashes[file.path] === file.hash);
+      const response = (same && await same.cache.match(url)) || await fetch(url, { cache: "no-cache" });
+      if (!response.ok) throw new Error(`${file.path}: HTTP ${response.status}`);
+      await cache.put(url, response);
+      hashes[file.path] = file.hash;
+      await cache.put(new URL(HASHES, root).href, Response.json(hashes));
+    }
+    progress.done += file.size;
+    if (Date.now() - lastTold > 250) {
+      lastTold = Date.now();
+      await tell({ type: "offline-progress", version: VERSION, ...progress });
+    }
+  }
+  await cache.put(new URL(COMPLETE, root).href, new Response(VERSION));
+  return tell({ type: "offline-status", version: VERSION, complete: true, filling: false, ...progress });
+}
+
+async function readHashes(cache) {
+  const stored = await cache.match(new URL(HASHES, root).href);
+  return stored ? stored.json() : {};
+}
+
+/** Older versions' caches with their {path: hash}, to copy the files that did not change. */
+async function olderCachesWithHashes() {
+  const older = [];
+  for (const name of await olderCaches()) {
+    const cache = await caches.open(name);
+    older.push({ cache, hashes: await readHashes(cache) });
+  }
+  return older;
+}
