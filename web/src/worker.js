@@ -78,7 +78,9 @@ async function boot({ interruptBuffer, inputBuffer: shared, snapshot = "use" }, 
     mark("pyodide");
     tell({ phase: "starting" });
     if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-    pyodide.setStdin({ error: true }); // sys.stdin is not the page: reading it fails at once, without prompt()
+    // sys.stdin is not the page: reading it fails at once, without prompt(). (Not in the worker that
+    // makes a snapshot: it keeps nothing of JavaScript's, and every start sets this again.)
+    if (snapshot !== "make") pyodide.setStdin({ error: true });
     const unpackWheels = async (python) => {
       for (const wheel of await wheels) python.unpackArchive(wheel, "wheel"); // into site-packages
     };
