@@ -135,7 +135,11 @@ def _verdict(dag: Dag, order: list[int]) -> str:
 
 
 def walk_trace(sort: Callable[[Hashable, Parents], object], root: Hashable, parents: Parents) -> WalkTrace:
-    """Run a learner's ``sort(root, parents)`` with a parents() that records each call; never raises for it."""
+    """Run a learner's ``sort(root, parents)`` with a parents() that records each call.
+
+    Whatever the sort raises is kept as the trace's error, except NotImplementedError: a sort that is
+    not written yet is not a trace to show.
+    """
     dag = Dag.from_root(root, parents)
     calls: list[tuple[int, tuple[int, ...]]] = []
 
@@ -160,6 +164,8 @@ def walk_trace(sort: Callable[[Hashable, Parents], object], root: Hashable, pare
             order = tuple(i for i in indices if i is not None)
     except _TooManyCalls:
         error = f"Stopped after {MAX_CALLS} calls of parents(): the walk follows paths, not nodes."
+    except NotImplementedError:
+        raise  # a sort not written yet: the cell says so, and offers the finished piece
     except Exception as exc:  # whatever the learner's sort raises is reported, not raised
         error = f"Your sort raised {type(exc).__name__}: {one_line(str(exc))}"
     verdict = _verdict(dag, list(order)) if order is not None else "No order to check."

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ember.graph import toposort
 from hx.dag import Dag, walk_trace
 from labs.display import Display
@@ -26,10 +28,16 @@ def test_a_wrong_order_and_a_raising_sort_are_reported_not_raised() -> None:
     assert walk_trace(backwards, "serve", RECIPE.__getitem__).verdict.startswith("Not a valid order")
 
     def broken(root, parents):
-        raise NotImplementedError("L06.toposort: not yet")
+        raise KeyError("oops")
 
     trace = walk_trace(broken, "serve", RECIPE.__getitem__)
-    assert trace.error == "Your sort raised NotImplementedError: L06.toposort: not yet"
+    assert trace.error == "Your sort raised KeyError: 'oops'"
+
+    def not_written(root, parents):
+        raise NotImplementedError("L06.toposort: not yet")
+
+    with pytest.raises(NotImplementedError):
+        walk_trace(not_written, "serve", RECIPE.__getitem__)
 
 
 def test_a_walk_that_follows_paths_is_stopped() -> None:
