@@ -12,6 +12,14 @@ from .test_journey import answer_every_question, fill_every_gap, run_every_cell
 
 COURSE = load_course()
 PART_ONE = [lesson for lesson in COURSE.lessons.values() if lesson.part == 1]
+PICTURES = {  # what each page draws from the learner's own code once its cells have run
+    "L01": ".ember-plot svg path.ember-line",
+    "L02": ".ember-output .ember-table td",
+    "L03": ".ember-field svg polygon.ember-arrow-head",
+    "L04": ".ember-output .ember-table td",
+    "L05": ".ember-output .ember-table td",
+    "L06": '.ember-stepper[data-kind="walk"] svg g.node',
+}
 
 
 def test_a_new_learner_walks_through_lessons_01_to_06(page: Page, base_url: str, watch: Watch) -> None:
@@ -27,11 +35,15 @@ def test_a_new_learner_walks_through_lessons_01_to_06(page: Page, base_url: str,
             expect(claims.nth(index)).to_have_attribute("data-state", "pass")
         expect(page.locator(".ember-closing")).to_have_attribute("data-lit", "true")
         run_every_cell(page)
+        expect(page.locator(PICTURES[lesson.id])).not_to_have_count(0)
         if lesson is not PART_ONE[-1]:
             page.locator(".ember-closing a", has_text="Next:").click()  # instant navigation: Python stays
     boots = [url for url in watch.requests if url.endswith("pyodide.asm.wasm")]
     assert len(boots) == 1, f"Python booted {len(boots)} times"
-    expect(page.locator(".ember-figure.ember-field svg rect")).to_have_count(0)  # lesson 06 has no heat map
+    walk = page.locator('.ember-stepper[data-kind="walk"]')
+    walk.get_by_role("button", name="Next").click()
+    expect(walk.locator(".ember-step-text")).to_contain_text("Call 2: your sort asks parents(")
+    expect(walk.locator("g.node.ember-current")).to_have_count(1)
 
     page.goto(base_url)
     for lesson in PART_ONE:
