@@ -24,7 +24,7 @@ def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise UsageError(f"no such file: {path} (write one with `python -m labs start L07`)") from None
+        raise UsageError(f"no such file: {path} (write one with `python -m labs start L01`)") from None
     except UnicodeDecodeError:
         raise UsageError(f"{path} is not a UTF-8 text file") from None
     except OSError as error:

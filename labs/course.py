@@ -20,6 +20,7 @@ from . import claimkit
 from .gaps import GAP_ID, find_gaps, normalize
 
 LESSONS_DIR = Path(__file__).resolve().parent / "lessons"
+PARTS_FILE = "parts.toml"
 REFERENCE_DIR = Path(__file__).resolve().parent.parent / "ember"
 
 
@@ -137,10 +138,21 @@ class Question:
 
 
 @dataclass(frozen=True)
+class Part:
+    """A part of the course: its number, its title and its lessons (none yet for a part in preparation)."""
+
+    number: int
+    title: str
+    first: str  # the id of its first lesson, e.g. 'L07'
+    lessons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Lesson:
     """One lesson: its gaps, claims and questions."""
 
     id: str
+    part: int
     title: str
     question: str
     minutes: int
@@ -177,6 +189,7 @@ class Course:
     regions: dict[str, Region]  # any stage id -> its region
     reference: dict[str, str]  # learner file name -> finished source, in import order
     functions: dict[tuple[str, str], claimkit.ClaimFunction] = field(repr=False)
+    parts: tuple[Part, ...] = ()
 
     def lesson(self, lesson_id: str) -> Lesson:
         """The lesson with this id, or a clear error listing the known ones."""
@@ -273,6 +286,34 @@ def _read_questions(lesson_id: str, table: dict) -> list[Question]:
     return questions
 
 
+def _read_parts(lessons_dir: Path) -> list[Part]:
+    """The parts of the course from parts.toml, checked to be numbered 1, 2, ... with rising first lessons."""
+    with (lessons_dir / PARTS_FILE).open("rb") as handle:
+        table = tomllib.load(handle)
+    parts = []
+    for position, raw in enumerate(table.get("parts", []), start=1):
+        where = f"{PARTS_FILE} part {position}"
+        if raw.get("number") != position:
+            raise CourseError(f"{where}: parts are numbered 1, 2, ... in order; this one says {raw.get('number')!r}")
+        first = _text(raw, "first", where)
+        if not re.fullmatch(r"L\d\d", first):
+            raise CourseError(f"{where}: 'first' must be a lesson id such as 'L07', not {first!r}")
+        if parts and lesson_number(first) <= lesson_number(parts[-1].first):
+            raise CourseError(f"{where}: its first lesson {first} must come after {parts[-1].first}")
+        parts.append(Part(position, _text(raw, "title", where), first))
+    if not parts:
+        raise CourseError(f"{PARTS_FILE}: the course needs at least one part")
+    return parts
+
+
+def part_of(parts: list[Part], lesson_id: str) -> int:
+    """The number of the part a lesson belongs to: the last part whose first lesson is not after it."""
+    found = [part.number for part in parts if lesson_number(part.first) <= lesson_number(lesson_id)]
+    if not found:
+        raise CourseError(f"{lesson_id} comes before the first part, which starts at {parts[0].first}")
+    return found[-1]
+
+
 def _reference_gaps(reference_dir: Path) -> tuple[dict[str, str], dict[str, tuple[str, str, str]]]:
     """The finished sources, and each marker id found there -> (file, body, indent)."""
     reference: dict[str, str] = {}
@@ -367,6 +408,7 @@ def _validate(course: Course) -> None:
 def load_course(lessons_dir: Path = LESSONS_DIR, reference_dir: Path = REFERENCE_DIR) -> Course:
     """Read and validate the whole course (once per process and pair of folders)."""
     reference, found = _reference_gaps(reference_dir)
+    parts = _read_parts(lessons_dir)
     raw_specs: dict[str, dict] = {}
     lessons: dict[str, Lesson] = {}
     for path in sorted(lessons_dir.glob("L*.toml")):
@@ -382,6 +424,7 @@ def load_course(lessons_dir: Path = LESSONS_DIR, reference_dir: Path = REFERENCE
             raw_specs[spec["id"]] = spec
         lessons[lesson_id] = Lesson(
             id=lesson_id,
+            part=part_of(parts, lesson_id),
             title=_text(table, "title", lesson_id),
             question=_text(table, "question", lesson_id),
             minutes=int(table.get("minutes", 20)),
@@ -397,6 +440,8 @@ def load_course(lessons_dir: Path = LESSONS_DIR, reference_dir: Path = REFERENCE
         if not re.fullmatch(GAP_ID, gap_id):
             raise CourseError(f"gap id {gap_id!r} is not of the form L10.name")
     gaps, regions = _build_regions(raw_specs, found)
-    course = Course(lessons, gaps, regions, reference, dict(claimkit.REGISTRY))
+    parts = [Part(p.number, p.title, p.first, tuple(key for key, one in lessons.items() if one.part == p.number))
+             for p in parts]
+    course = Course(lessons, gaps, regions, reference, dict(claimkit.REGISTRY), tuple(parts))
     _validate(course)
     return course

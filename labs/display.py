@@ -30,6 +30,7 @@ class Display:
             "show_backward": self.show_backward, "show_walk": self.show_walk,
             "show_backward_pair": self.show_backward_pair, "plot": self.plot, "show_boundary": self.show_boundary,
             "show_table": self.show_table, "reference_numbers": reference_numbers,
+            "show_field": self.show_field, "show_sort_steps": self.show_sort_steps,
         }
 
     def show_table(self, headers: Sequence[str], rows: Iterable[Sequence[object]], title: str = "") -> None:
@@ -139,6 +140,40 @@ class Display:
         self.emit({"kind": "boundary", "key": key, "title": title, "extent": list(extent), "resolution": resolution,
                    "values": values, "points": [[float(x), float(y), float(label)] for (x, y), label in
                                                 zip(points, labels)], "alt": alt})
+
+    def show_field(
+        self,
+        f: Callable[[list[float]], float],
+        extent: tuple[float, float, float, float],
+        arrows: Iterable[tuple[Sequence[float], Sequence[float]]] = (),
+        *,
+        resolution: int = 24,
+        title: str = "",
+        x_label: str = "x",
+        y_label: str = "y",
+    ) -> None:
+        """A heat map of ``f([x, y])`` over extent (x0, x1, y0, y1), with arrows ((x, y), (dx, dy)) on top."""
+        x0, x1, y0, y1 = (float(v) for v in extent)
+        values = []
+        for row in range(resolution):
+            y = y1 - (row + 0.5) * (y1 - y0) / resolution
+            for column in range(resolution):
+                values.append(float(f([x0 + (column + 0.5) * (x1 - x0) / resolution, y])))
+        kept = [[float(p[0]), float(p[1]), float(d[0]), float(d[1])] for p, d in arrows if _finite(*p, *d)]
+        finite = [v for v in values if math.isfinite(v)]
+        low, high = (min(finite), max(finite)) if finite else (0.0, 0.0)
+        alt = (f"{title or 'Heat map'}: {y_label} against {x_label}, values from {low:.3g} (light) to "
+               f"{high:.3g} (dark), with {len(kept)} arrows")
+        self.emit({"kind": "field", "title": title, "extent": [x0, x1, y0, y1], "resolution": resolution,
+                   "values": values, "low": low, "high": high, "arrows": kept, "x_label": x_label,
+                   "y_label": y_label, "alt": alt})
+
+    def show_sort_steps(self, sort: Callable[..., object], root: object, parents: Callable[[Any], Iterable[Any]],
+                        title: str = "") -> None:
+        """Step through ``sort(root, parents)``: each call of parents() it makes, then the order it returns."""
+        from hx.dag import sort_trace
+
+        self.emit({"kind": "sort_steps", "title": title, **sort_trace(sort, root, parents).to_dict()})
 
 
 def reference_numbers(name: str) -> dict[str, Any]:

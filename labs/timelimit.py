@@ -51,11 +51,16 @@ def time_limit(seconds: float, watched_files: frozenset[str]) -> Iterator[None]:
     """Raise TimeLimitExceeded inside the block once ``seconds`` have passed.
 
     With a real-time alarm (CPython, main thread) this costs nothing until it
-    fires. Elsewhere (Pyodide, threads) a trace function watches only the
-    frames whose code comes from ``watched_files``: the learner's modules.
+    fires. Elsewhere (Pyodide, threads) only code from ``watched_files``, the
+    learner's modules, is watched: through sys.monitoring where Python has it
+    (3.12+: one event per loop turn or call, about five times cheaper than a
+    trace of every line), else through a trace function.
     """
     if _alarm_available():
         with _alarm(seconds):
+            yield
+    elif _free_monitoring_tool() is not None:
+        with _monitored_deadline(seconds, watched_files):
             yield
     else:
         with _traced_deadline(seconds, watched_files):
@@ -96,3 +101,42 @@ def _traced_deadline(seconds: float, watched_files: frozenset[str]) -> Iterator[
         yield
     finally:
         sys.settrace(previous)
+
+
+def _free_monitoring_tool() -> int | None:
+    """A sys.monitoring tool id nobody uses, or None (before Python 3.12, or all six taken)."""
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is None:
+        return None
+    return next((tool for tool in range(6) if monitoring.get_tool(tool) is None), None)
+
+
+@contextmanager
+def _monitored_deadline(seconds: float, watched_files: frozenset[str]) -> Iterator[None]:
+    """The deadline checked at every loop turn (a backward jump) and every call in the learner's code."""
+    monitoring = sys.monitoring  # type: ignore[attr-defined]  # Python 3.12+
+    events = monitoring.events
+    tool = _free_monitoring_tool()
+    if tool is None:
+        raise RuntimeError("every sys.monitoring tool id is in use")
+    deadline = time.monotonic() + seconds
+
+    def watch(code: Any, *_: int) -> object:
+        if code.co_filename not in watched_files:
+            return monitoring.DISABLE  # this place of other code is never reported again
+        if time.monotonic() > deadline:
+            raise TimeLimitExceeded(f"still running after {seconds:g} s")
+        return None
+
+    monitoring.use_tool_id(tool, "ember time limit")
+    try:
+        for event in (events.PY_START, events.JUMP):
+            monitoring.register_callback(tool, event, watch)
+        monitoring.set_events(tool, events.PY_START | events.JUMP)
+        monitoring.restart_events()  # places disabled for an earlier set of watched files report again
+        yield
+    finally:
+        monitoring.set_events(tool, 0)
+        for event in (events.PY_START, events.JUMP):
+            monitoring.register_callback(tool, event, None)
+        monitoring.free_tool_id(tool)

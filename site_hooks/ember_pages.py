@@ -122,10 +122,12 @@ def course_json(course: Course, urls: dict[str, str]) -> dict[str, Any]:
     return {
         "version": _version(),
         "order": order,
+        "parts": [{"number": part.number, "title": part.title, "lessons": list(part.lessons)} for part in course.parts],
         "lessons": {
             lesson.id: {
-                "id": lesson.id, "number": lesson.number, "title": lesson.title, "question": lesson.question,
-                "minutes": lesson.minutes, "builds_on": list(lesson.builds_on), "can_now": lesson.can_now,
+                "id": lesson.id, "number": lesson.number, "part": lesson.part, "title": lesson.title,
+                "question": lesson.question, "minutes": lesson.minutes, "builds_on": list(lesson.builds_on),
+                "can_now": lesson.can_now,
                 "url": urls.get(lesson.id), "gaps": list(lesson.gaps),
                 "claims": [{"key": claim.key, "name": claim.name} for claim in lesson.claims],
                 "questions": [

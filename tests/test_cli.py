@@ -73,7 +73,7 @@ def test_check_all_fails_on_a_known_wrong_piece_with_its_message(
 
 
 @pytest.mark.parametrize("args, message", [
-    (("check", "L99"), "there is no lesson 'L99'; the lessons are L07, L08"),
+    (("check", "L99"), "there is no lesson 'L99'; the lessons are L01, L02"),
     (("check", "L10", "--file", "missing.py"), "no such file: missing.py"),
     (("start", "L42"), "there is no lesson 'L42'"),
     (("tests", "nope"), "there is no lesson 'nope'"),

@@ -52,8 +52,17 @@ def test_broken_markers_are_refused(source: str, problem: str) -> None:
 
 # --- the course data -------------------------------------------------------------------------
 
-def test_every_lesson_of_part_two_is_there() -> None:
-    assert LESSONS == ["L07", "L08", "L09", "L10", "L11", "L12", "L13"]
+def test_every_lesson_of_parts_one_and_two_is_there() -> None:
+    assert LESSONS == ["L01", "L02", "L03", "L04", "L05", "L06", "L07", "L08", "L09", "L10", "L11", "L12", "L13"]
+
+
+def test_every_lesson_belongs_to_its_part() -> None:
+    assert [(part.number, part.lessons) for part in COURSE.parts] == [
+        (1, ("L01", "L02", "L03", "L04", "L05", "L06")),
+        (2, ("L07", "L08", "L09", "L10", "L11", "L12", "L13")),
+        (3, ()),
+    ]
+    assert {lesson.part for lesson in COURSE.lessons.values() if lesson.number <= 6} == {1}
 
 
 def test_every_lesson_has_gaps_claims_questions_and_hints() -> None:
@@ -63,6 +72,10 @@ def test_every_lesson_has_gaps_claims_questions_and_hints() -> None:
         assert len(lesson.questions) >= 2, lesson.id
         for gap_id in lesson.gaps:
             assert len(COURSE.gaps[gap_id].hints) >= 2
+            if lesson.part == 1:  # Part I's ladders have three rungs: the idea, a pointed question, near-code
+                assert len(COURSE.gaps[gap_id].hints) == 3, gap_id
+        if lesson.part == 1:
+            assert len(lesson.claims) >= 3, lesson.id
 
 
 def test_a_reopened_gap_shares_one_region_with_its_first_form() -> None:
@@ -89,6 +102,9 @@ def copy_course(tmp_path: Path) -> tuple[Path, Path]:
     (("L09.toml", 'reopens = "L08.add_backward"', 'reopens = "L08.nothing"'), "reopens unknown gap"),
     (("scalar.py", "# --- gap L10.backward ---", "# --- gap L10.backwards ---"), "which no lesson defines"),
     (("L10.toml", 'feedback = "Two shares of 4', 'feedback = "Right. Two shares of 4'), "starts with a verdict"),
+    (("parts.toml", 'first = "L07"', 'first = "L01"'), "must come after L01"),
+    (("parts.toml", "number = 2", "number = 5"), "numbered 1, 2, ... in order"),
+    (("parts.toml", 'first = "L01"', 'first = "L03"'), "L01 comes before the first part"),
 ])
 def test_inconsistent_data_is_refused(tmp_path: Path, edit: tuple[str, str, str], problem: str | None) -> None:
     lessons, reference = copy_course(tmp_path)

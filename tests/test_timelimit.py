@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from labs.timelimit import TimeLimitExceeded, _traced_deadline, time_limit
+from labs.timelimit import TimeLimitExceeded, _monitored_deadline, _traced_deadline, time_limit
 
 LEARNER_FILE = "ember/scalar.py"
 
@@ -81,3 +81,17 @@ def test_recursion_through_an_operator_stops_early_inside_shallow_recursion() ->
             count(0)
     assert len(depth_reached) < 150
     assert sys.getrecursionlimit() == limit
+
+
+@pytest.mark.skipif(not hasattr(sys, "monitoring"), reason="sys.monitoring is Python 3.12+ (Pyodide has it)")
+@pytest.mark.parametrize("body", [
+    "    while True:\n        pass\n",
+    "    for _ in iter(int, 1):\n        pass\n",
+    "    return [0 for _ in iter(int, 1)]\n",
+])
+def test_sys_monitoring_stops_an_endless_loop_in_learner_code_and_frees_its_tool(body: str) -> None:
+    start = time.monotonic()
+    with pytest.raises(TimeLimitExceeded), _monitored_deadline(0.2, frozenset({LEARNER_FILE})):
+        learner_function(body)()
+    assert time.monotonic() - start < 5
+    assert all(sys.monitoring.get_tool(tool) is None for tool in range(6))

@@ -86,12 +86,11 @@ function mountStorageNotice(root) {
   root.prepend(box);
 }
 
-function mountHome(root, data) {
-  const holder = root.querySelector(".ember-home");
-  if (!holder) return;
-  const progress = storage.progress();
-  const list = el("ol", { class: "ember-lessons", start: "7" });
-  for (const id of data.order) {
+/** One part's lessons as a numbered list, each with the learner's progress. */
+function lessonList(data, ids, progress) {
+  const first = ids.length ? data.lessons[ids[0]].number : 1;
+  const list = el("ol", { class: "ember-lessons", start: String(first) });
+  for (const id of ids) {
     const lesson = data.lessons[id];
     const state = progress[id]?.done ? "done" : progress[id] ? "started" : "new";
     const word = { done: "all checks pass", started: progress[id]?.total ? `${progress[id].passed} of ${progress[id].total} checks pass` : "started", new: "not started" }[state];
@@ -99,6 +98,15 @@ function mountHome(root, data) {
     list.append(el("li", { "data-lesson": id, "data-state": state }, title, el("span", { class: "ember-progress", text: ` — ${word}` }),
       el("div", { class: "ember-lesson-question", text: lesson.question })));
   }
+  return list;
+}
+
+/** The home page: each part's placeholder (data-part) gets that part's lessons; a placeholder without one gets all. */
+function mountHome(root, data) {
+  const holders = [...root.querySelectorAll(".ember-home")];
+  if (!holders.length) return;
+  const progress = storage.progress();
+  const partOf = (holder) => data.parts.find((part) => String(part.number) === holder.dataset.part);
   const last = storage.lastLesson();
   const resume = last && data.lessons[last]?.url
     ? el("p", {}, el("a", { class: "md-button md-button--primary", href: siteRoot + data.lessons[last].url }, `Continue where you left off: ${data.lessons[last].title}`))
@@ -107,7 +115,12 @@ function mountHome(root, data) {
     class: "md-button", type: "button",
     onclick: () => { if (confirm("Forget all your code, answers and progress in this browser?")) { storage.resetAll(); location.reload(); } },
   }, "Reset all my progress");
-  holder.replaceChildren(...[resume, list, reset].filter(Boolean));
+  holders.forEach((holder, index) => {
+    const part = partOf(holder);
+    const ids = part ? part.lessons : data.order;
+    const list = ids.length ? lessonList(data, ids, progress) : el("p", { text: "Coming later." });
+    holder.replaceChildren(...[index === 0 ? resume : null, list, index === holders.length - 1 ? reset : null].filter(Boolean));
+  });
 }
 
 async function mountPage() {

@@ -319,10 +319,97 @@ function backwardPair(item) {
   return el("div", { class: "ember-cards-pair" }, ...item.cards.map((cards) => backwardCards(cards)));
 }
 
+/** A heat map of f(x, y) with arrows on top (the gradient at a few points), axes in data units. */
+function field(item) {
+  const size = 320, left = 44, bottom = 36, top = 8, right = 8;
+  const width = left + size + right, height = top + size + bottom;
+  const [x0, x1, y0, y1] = item.extent;
+  const n = item.resolution;
+  const cell = size / n;
+  const figure = el("figure", { class: "ember-figure ember-field" });
+  const picture = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": item.alt, width, height });
+  const reach = Math.max(Math.abs(item.low), Math.abs(item.high)) || 1;
+  const diverging = item.low < 0 && item.high > 0;
+  item.values.forEach((value, index) => {
+    if (!Number.isFinite(value)) return;
+    const share = diverging ? Math.abs(value) / reach : (value - item.low) / ((item.high - item.low) || 1);
+    picture.append(svg("rect", {
+      x: left + (index % n) * cell, y: top + Math.floor(index / n) * cell, width: cell + 0.5, height: cell + 0.5,
+      class: diverging ? (value > 0 ? "ember-plus" : "ember-minus") : "ember-heat", "fill-opacity": (0.06 + 0.8 * share).toFixed(2),
+    }));
+  });
+  const px = (x) => left + ((x - x0) / (x1 - x0)) * size;
+  const py = (y) => top + ((y1 - y) / (y1 - y0)) * size;
+  const longest = Math.max(...item.arrows.map(([, , dx, dy]) => Math.hypot(dx, dy)), 1e-12);
+  for (const [ax, ay, dx, dy] of item.arrows) {
+    const length = (Math.hypot(dx, dy) / longest) * size * 0.16;
+    const angle = Math.atan2(-dy, dx); // screen y grows downward
+    const [sx, sy] = [px(ax), py(ay)];
+    const [ex, ey] = [sx + length * Math.cos(angle), sy + length * Math.sin(angle)];
+    const wing = (turn) => `${(ex - 7 * Math.cos(angle + turn)).toFixed(1)},${(ey - 7 * Math.sin(angle + turn)).toFixed(1)}`;
+    picture.append(svg("circle", { cx: sx, cy: sy, r: 2.5, class: "ember-arrow-base" }));
+    picture.append(svg("line", { x1: sx, y1: sy, x2: ex, y2: ey, class: "ember-arrow" }));
+    picture.append(svg("polygon", { points: `${ex.toFixed(1)},${ey.toFixed(1)} ${wing(0.45)} ${wing(-0.45)}`, class: "ember-arrow-head" }));
+  }
+  const xs = scale([x0, x1], false, left, left + size);
+  const ys = scale([y0, y1], false, top + size, top);
+  picture.append(svg("rect", { x: left, y: top, width: size, height: size, class: "ember-frame", fill: "none" }));
+  for (const tick of xs.ticks) picture.append(svg("text", { x: xs.map(tick), y: top + size + 14, "text-anchor": "middle", class: "ember-tick" }, tickText(tick)));
+  for (const tick of ys.ticks) picture.append(svg("text", { x: left - 5, y: ys.map(tick) + 4, "text-anchor": "end", class: "ember-tick" }, tickText(tick)));
+  picture.append(svg("text", { x: left + size / 2, y: height - 4, "text-anchor": "middle", class: "ember-label" }, item.x_label));
+  picture.append(svg("text", { x: 10, y: top + size / 2, "text-anchor": "middle", class: "ember-label", transform: `rotate(-90 10 ${top + size / 2})` }, item.y_label));
+  figure.append(picture);
+  figure.append(el("figcaption", { text: item.title || item.alt }));
+  return figure;
+}
+
+/** A step-through whose steps Python wrote: a sentence, the node to mark in the picture, and lists. */
+async function sortSteps(item) {
+  const { events } = item;
+  const box = el("div", { class: "ember-stepper", "data-kind": "sort-steps" });
+  if (item.title) box.append(el("h4", { text: item.title }));
+  const picture = await drawDot(item.dot, `${item.title || "The graph"}: ${item.nodes} nodes`);
+  const say = el("p", { class: "ember-step-text", "aria-live": "polite" });
+  const panels = el("div", { class: "ember-panels" });
+  const counter = el("span", { class: "ember-step-count" });
+  let at = 0;
+  let timer = null;
+  const show = () => {
+    const event = events[at];
+    counter.textContent = `step ${at + 1} of ${events.length}`;
+    say.textContent = event.text;
+    panels.replaceChildren(...event.panels.map(([title, items]) => list(title, items, "walk")));
+    for (const node of picture.querySelectorAll("g.node")) {
+      const name = node.querySelector("title");
+      const current = Boolean(event.node) && name && name.textContent === event.node;
+      node.classList.toggle("ember-current", current);
+      if (current) keepInView(picture, node);
+    }
+  };
+  const stop = () => {
+    clearInterval(timer);
+    timer = null;
+    play.textContent = "Play";
+  };
+  const back = el("button", { class: "md-button", onclick: () => { stop(); at = Math.max(0, at - 1); show(); } }, "Back");
+  const next = el("button", { class: "md-button", onclick: () => { stop(); at = Math.min(events.length - 1, at + 1); show(); } }, "Next");
+  const play = el("button", {
+    class: "md-button",
+    onclick: () => {
+      if (timer) return stop();
+      play.textContent = "Pause";
+      timer = setInterval(() => (at < events.length - 1 ? (at++, show()) : stop()), 700);
+    },
+  }, "Play");
+  box.append(el("div", { class: "ember-step-controls" }, back, next, play, counter), say, picture, panels);
+  if (events.length) show();
+  return box;
+}
+
 /** How each kind of output item is drawn once a cell is done (the shapes are made in labs/display.py). */
 const DRAW = {
   stdout: text, stderr: text, graph, pair, plot, boundary, table, sort: sortStepper, backward: backwardCards,
-  backward_pair: backwardPair,
+  backward_pair: backwardPair, field, sort_steps: sortSteps,
 };
 
 /** Render every output item of a cell run, in order; a kind this page cannot draw says so. */

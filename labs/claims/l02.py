@@ -1,0 +1,93 @@
+"""Checks of lesson 02, The chain rule: rules of slopes, the product rule, and chains."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from ..claimkit import Env, Fail, claim, close, nudged_slope, show
+
+
+def nudged(f: Callable[[float], float], x: float) -> float:
+    """The checker's central difference, rounded to 9 significant digits so messages do not show its noise."""
+    return float(f"{nudged_slope(f, x):.9g}")
+
+
+@claim("L02", "power_rule")
+def power_rule(env: Env) -> None:
+    for x, k in ((2.0, 3), (-1.5, 2), (4.0, 0.5), (0.5, -1), (3.0, 1)):
+        got = env.nudge.power_slope(x, k)
+        expected = nudged(lambda t, k=k: t**k, x)
+        if not close(got, expected, 1e-5):
+            raise Fail("wrong", x=show(x), k=k, got=show(got), expected=show(expected))
+
+
+@claim("L02", "exp_log_tanh")
+def exp_log_tanh(env: Env) -> None:
+    cases = (("exp_slope", math.exp, (0.0, 0.7, -1.3)), ("log_slope", math.log, (0.5, 2.0, 7.0)),
+             ("tanh_slope", math.tanh, (0.5, -1.2, 2.0)))
+    for rule, f, points in cases:
+        for x in points:
+            got = getattr(env.nudge, rule)(x)
+            expected = nudged(f, x)
+            if not close(got, expected, 1e-5):
+                raise Fail("wrong", rule=rule, x=show(x), got=show(got), expected=show(expected))
+
+
+@claim("L02", "product_rule")
+def product_rule(env: Env) -> None:
+    def f(x: float) -> float:
+        return x * x
+
+    def df(x: float) -> float:
+        return 2 * x
+
+    for x in (0.5, 2.0, -1.0):
+        got = env.nudge.product_slope(f, df, math.sin, math.cos, x)
+        expected = nudged(lambda t: t * t * math.sin(t), x)
+        if not close(got, expected, 1e-5):
+            raise Fail("wrong", x=show(x), got=show(got), expected=show(expected))
+
+
+def recording(name: str, slope: Callable[[float], float], asked: list[tuple[str, float]]) -> Callable[[float], float]:
+    """A slope function that writes down every point it is asked at."""
+
+    def ask(x: float) -> float:
+        asked.append((name, x))
+        return slope(x)
+
+    return ask
+
+
+@claim("L02", "chain_three")
+def chain_three(env: Env) -> None:
+    asked: list[tuple[str, float]] = []
+    names = ("x → x²", "u → u + 1", "v → v³")
+    steps = [
+        (lambda x: x * x, recording(names[0], lambda x: 2 * x, asked)),
+        (lambda u: u + 1, recording(names[1], lambda u: 1.0, asked)),
+        (lambda v: v**3, recording(names[2], lambda v: 3 * v * v, asked)),
+    ]
+    result = env.nudge.chain(steps, 2.0)
+    value, rate = result if isinstance(result, tuple) and len(result) == 2 else (result, None)
+    if not close(value, 125.0):
+        raise Fail("value", got=show(value))
+    inputs = {names[0]: 2.0, names[1]: 4.0, names[2]: 5.0}
+    for name, x in asked:
+        if not close(x, inputs[name]):
+            step = names.index(name) + 1
+            raise Fail("asked_at", step=step, name=name, got=show(x), expected=show(inputs[name]))
+    if not close(rate, 300.0):
+        raise Fail("wrong", got=show(rate))
+
+
+@claim("L02", "chain_by_rules")
+def chain_by_rules(env: Env) -> None:
+    nudge = env.nudge
+    steps = [(lambda x: x**2, lambda x: nudge.power_slope(x, 2)), (lambda u: u + 1, lambda u: 1.0),
+             (lambda v: v**3, lambda v: nudge.power_slope(v, 3))]
+    for x in (2.0, -0.5, 1.3):
+        _, got = nudge.chain(steps, x)
+        expected = nudge.slope(lambda t: (t * t + 1) ** 3, x)
+        if not close(got, expected, 1e-5):
+            raise Fail("wrong", x=show(x), got=show(got), expected=show(expected))
