@@ -165,3 +165,36 @@ def every_operation_by_math(t: float) -> float:
 @claim("L11", "everything")
 def everything(env: Env) -> None:
     check_op(env, every_operation, every_operation_by_math, (-2.3, -1.7, -0.9, -0.4, 0.3, 0.8, 1.1, 1.9, 2.6))
+
+
+@claim("L11", "agrees_with_dual")
+def agrees_with_dual(env: Env) -> None:
+    """Reverse mode (backward) and forward mode (the learner's Dual) give the same derivative."""
+    for k in range(25):
+        x = -1.25 + 0.1 * k
+        v = env.Value(x)
+        every_operation(v).backward()
+        expected = every_operation(env.dual.Dual(x, 1.0)).deriv
+        if not close(v.grad, expected, 1e-9):
+            raise Fail("wrong", x=show(x), got=show(v.grad), expected=show(expected))
+
+
+def three_to_three(p: list) -> list:
+    """A map from three inputs to three outputs, on Values or on floats."""
+    x, y, z = p
+    return [x * y + z, (x - z) ** 2, y / z]
+
+
+@claim("L11", "reverse_is_vjp")
+def reverse_is_vjp(env: Env) -> None:
+    """One backward pass from u·F gives uᵀJ, which nudging needs every input for."""
+    x0, u = [1.5, -2.0, 0.5], [1.0, 2.0, -3.0]
+    xs = [env.Value(v) for v in x0]
+    total = env.Value(0.0)
+    for ui, yi in zip(u, three_to_three(xs)):
+        total = total + ui * yi
+    total.backward()
+    expected = env.nudge.vjp_numeric(three_to_three, x0, u)
+    got = [v.grad for v in xs]
+    if not all(close(g, e, 1e-5) for g, e in zip(got, expected)):
+        raise Fail("wrong", got=show(got), expected=show(expected))
