@@ -42,12 +42,16 @@ def run_every_cell(page: Page) -> None:
 
 
 def test_a_new_learner_walks_through_lessons_07_to_13(page: Page, base_url: str, watch: Watch) -> None:
+    """A learner who knows Part I's material starts at lesson 07 and loads Part I's finished pieces once."""
     page.goto(base_url)
     page.locator('.ember-lessons li[data-lesson="L07"] a').click()
     for lesson in PART_TWO:
         expect(page.locator(".ember-page")).to_have_attribute("data-lesson", lesson.id)
         answer_every_question(page, lesson.id)
         wait_for_lab(page)
+        if lesson.id == "L07":
+            page.locator(".ember-lab").get_by_role("button", name="Load the finished pieces of earlier lessons").click()
+            expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Loaded")
         fill_every_gap(page, lesson.id)
         claims = run_checks(page)
         for index in range(claims.count()):
