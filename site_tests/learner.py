@@ -45,6 +45,12 @@ def lab_editor(page: Page, index: int = 0) -> Locator:
     return editor
 
 
+def load_finished_pieces(page: Page) -> None:
+    """Press the lab's button that fills earlier gaps with finished pieces, and see it confirmed."""
+    page.locator(".ember-lab").get_by_role("button", name="Load the finished pieces of earlier lessons").click()
+    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Loaded")
+
+
 def stored_piece(page: Page, gap_id: str) -> str | None:
     """The learner's piece for a gap as saved in the browser, if any."""
     entry = stored_work(page)

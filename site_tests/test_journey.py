@@ -11,7 +11,16 @@ from playwright.sync_api import Page, expect
 from labs.course import load_course
 
 from .conftest import Watch
-from .learner import BOOT_MS, BREADTH_FIRST, replace_cell_code, run_cell, run_checks, type_into_gap, wait_for_lab
+from .learner import (
+    BOOT_MS,
+    BREADTH_FIRST,
+    load_finished_pieces,
+    replace_cell_code,
+    run_cell,
+    run_checks,
+    type_into_gap,
+    wait_for_lab,
+)
 
 COURSE = load_course()
 PART_TWO = [lesson for lesson in COURSE.lessons.values() if lesson.part == 2]
@@ -50,8 +59,7 @@ def test_a_new_learner_walks_through_lessons_07_to_13(page: Page, base_url: str,
         answer_every_question(page, lesson.id)
         wait_for_lab(page)
         if lesson.id == "L07":
-            page.locator(".ember-lab").get_by_role("button", name="Load the finished pieces of earlier lessons").click()
-            expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Loaded")
+            load_finished_pieces(page)
         fill_every_gap(page, lesson.id)
         claims = run_checks(page)
         for index in range(claims.count()):
@@ -73,8 +81,7 @@ def test_a_learner_jumps_to_lesson_12_loads_the_finished_pieces_and_trains(page:
     page.goto(base_url)
     page.locator('.ember-lessons li[data-lesson="L12"] a').click()
     wait_for_lab(page)
-    page.locator(".ember-lab").get_by_role("button", name="Load the finished pieces of earlier lessons").click()
-    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Loaded")
+    load_finished_pieces(page)
     fill_every_gap(page, "L12")
     expect(page.locator("#ember-python")).to_have_attribute("data-state", "ready", timeout=BOOT_MS)
     training = page.locator(".ember-cell", has=page.locator(".cm-content", has_text='key="loss"')).first
@@ -105,8 +112,7 @@ CALLED = "Your backward() called _backward on:"
 def test_lesson_10_shows_the_order_of_the_learners_own_walk_right_or_wrong(page: Page, base_url: str) -> None:
     page.goto(base_url + "lessons/10-order-of-blame/")
     wait_for_lab(page)
-    page.locator(".ember-lab").get_by_role("button", name="Load the finished pieces of earlier lessons").click()
-    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Loaded")
+    load_finished_pieces(page)
     last = page.locator(".ember-cell").count() - 1
 
     type_into_gap(page, "L10.backward", COURSE.gaps["L10.backward"].finished)
@@ -128,8 +134,7 @@ def test_lesson_10_shows_the_order_of_the_learners_own_walk_right_or_wrong(page:
 def test_lesson_13_draws_the_two_sets_of_cards_side_by_side(page: Page, base_url: str) -> None:
     page.goto(base_url + "lessons/13-one-operation-or-four/")
     wait_for_lab(page)
-    page.locator(".ember-lab").get_by_role("button", name="Load the finished pieces of earlier lessons").click()
-    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Loaded")
+    load_finished_pieces(page)
     fill_every_gap(page, "L13")
     pair = page.locator(".ember-cell", has=page.locator(".cm-content", has_text="show_backward_pair"))
     index = page.locator(".ember-cell").evaluate_all("(cells, target) => cells.indexOf(target)", pair.element_handle())

@@ -18,6 +18,7 @@ from .learner import (
     RUN_MS,
     cell,
     lab_editor,
+    load_finished_pieces,
     open_page,
     replace_cell_code,
     run_cell,
@@ -35,11 +36,6 @@ def download_module(page: Page) -> str:
     with page.expect_download() as download:
         page.locator(".ember-lab").get_by_role("button", name="Download my ember/scalar.py").click()
     return download.value.path().read_text(encoding="utf-8")
-
-
-def load_finished_pieces(page: Page) -> None:
-    page.locator(".ember-lab").get_by_role("button", name="Load the finished pieces of earlier lessons").click()
-    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Loaded")
 
 
 # --- the learner's text, byte for byte ---------------------------------------------------------

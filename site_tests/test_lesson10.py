@@ -15,6 +15,7 @@ from .learner import (
     BREADTH_FIRST,
     cell,
     lab_editor,
+    load_finished_pieces,
     open_page,
     replace_cell_code,
     run_cell,
@@ -27,11 +28,6 @@ from .learner import (
 
 COURSE = load_course()
 FINISHED_BACKWARD = COURSE.gaps["L10.backward"].finished
-
-
-def load_finished_pieces(page: Page) -> None:
-    page.locator(".ember-lab").get_by_role("button", name="Load the finished pieces of earlier lessons").click()
-    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Loaded")
 
 
 def test_questions_answer_before_python_is_ready(page: Page, base_url: str) -> None:

@@ -231,23 +231,35 @@ async function sortStepper(item) {
   const { events, truncated } = item.trace;
   const box = el("div", { class: "ember-stepper", "data-kind": "sort" });
   const picture = await drawDot(item.dot, "The graph being ordered");
+  return stepThrough(box, picture, events, truncated, (event) => ({
+    text: SORT_WORDS[event.kind] ? SORT_WORDS[event.kind](event) : `${event.kind} ${event.node}`,
+    panels: [
+      list("stack (top last)", event.stack.map(([name, done]) => `${name}${done ? " ✓ parents done" : ""}`), "stack"),
+      list("seen", event.seen, "seen"),
+      list("order so far", event.order, "order"),
+    ],
+    node: `n${event.index}`,
+  }));
+}
+
+/**
+ * Back, Next and Play over a list of steps drawn on one picture. ``describe(step)`` answers the
+ * step's sentence, its panels, and the title of the picture's node to mark (kept in view).
+ */
+function stepThrough(box, picture, steps, truncated, describe) {
   const say = el("p", { class: "ember-step-text", "aria-live": "polite" });
   const panels = el("div", { class: "ember-panels" });
   const counter = el("span", { class: "ember-step-count" });
   let at = 0;
   let timer = null;
   const show = () => {
-    const event = events[at];
-    counter.textContent = `step ${at + 1} of ${events.length}${truncated ? "+" : ""}`;
-    say.textContent = SORT_WORDS[event.kind] ? SORT_WORDS[event.kind](event) : `${event.kind} ${event.node}`;
-    panels.replaceChildren(
-      list("stack (top last)", event.stack.map(([name, done]) => `${name}${done ? " ✓ parents done" : ""}`), "stack"),
-      list("seen", event.seen, "seen"),
-      list("order so far", event.order, "order"),
-    );
+    const step = describe(steps[at]);
+    counter.textContent = `step ${at + 1} of ${steps.length}${truncated ? "+" : ""}`;
+    say.textContent = step.text;
+    panels.replaceChildren(...step.panels);
     for (const node of picture.querySelectorAll("g.node")) {
       const title = node.querySelector("title");
-      const current = title && title.textContent === `n${event.index}`;
+      const current = Boolean(step.node) && Boolean(title) && title.textContent === step.node;
       node.classList.toggle("ember-current", current);
       if (current) keepInView(picture, node);
     }
@@ -258,17 +270,17 @@ async function sortStepper(item) {
     play.textContent = "Play";
   };
   const back = el("button", { class: "md-button", onclick: () => { stop(); at = Math.max(0, at - 1); show(); } }, "Back");
-  const next = el("button", { class: "md-button", onclick: () => { stop(); at = Math.min(events.length - 1, at + 1); show(); } }, "Next");
+  const next = el("button", { class: "md-button", onclick: () => { stop(); at = Math.min(steps.length - 1, at + 1); show(); } }, "Next");
   const play = el("button", {
     class: "md-button",
     onclick: () => {
       if (timer) return stop();
       play.textContent = "Pause";
-      timer = setInterval(() => (at < events.length - 1 ? (at++, show()) : stop()), 700);
+      timer = setInterval(() => (at < steps.length - 1 ? (at++, show()) : stop()), 700);
     },
   }, "Play");
   box.append(el("div", { class: "ember-step-controls" }, back, next, play, counter), say, picture, panels);
-  if (events.length) show();
+  if (steps.length) show();
   return box;
 }
 
@@ -365,45 +377,14 @@ function field(item) {
 
 /** A step-through whose steps Python wrote: a sentence, the node to mark in the picture, and lists. */
 async function sortSteps(item) {
-  const { events } = item;
   const box = el("div", { class: "ember-stepper", "data-kind": "sort-steps" });
   if (item.title) box.append(el("h4", { text: item.title }));
   const picture = await drawDot(item.dot, `${item.title || "The graph"}: ${item.nodes} nodes`);
-  const say = el("p", { class: "ember-step-text", "aria-live": "polite" });
-  const panels = el("div", { class: "ember-panels" });
-  const counter = el("span", { class: "ember-step-count" });
-  let at = 0;
-  let timer = null;
-  const show = () => {
-    const event = events[at];
-    counter.textContent = `step ${at + 1} of ${events.length}`;
-    say.textContent = event.text;
-    panels.replaceChildren(...event.panels.map(([title, items]) => list(title, items, "walk")));
-    for (const node of picture.querySelectorAll("g.node")) {
-      const name = node.querySelector("title");
-      const current = Boolean(event.node) && name && name.textContent === event.node;
-      node.classList.toggle("ember-current", current);
-      if (current) keepInView(picture, node);
-    }
-  };
-  const stop = () => {
-    clearInterval(timer);
-    timer = null;
-    play.textContent = "Play";
-  };
-  const back = el("button", { class: "md-button", onclick: () => { stop(); at = Math.max(0, at - 1); show(); } }, "Back");
-  const next = el("button", { class: "md-button", onclick: () => { stop(); at = Math.min(events.length - 1, at + 1); show(); } }, "Next");
-  const play = el("button", {
-    class: "md-button",
-    onclick: () => {
-      if (timer) return stop();
-      play.textContent = "Pause";
-      timer = setInterval(() => (at < events.length - 1 ? (at++, show()) : stop()), 700);
-    },
-  }, "Play");
-  box.append(el("div", { class: "ember-step-controls" }, back, next, play, counter), say, picture, panels);
-  if (events.length) show();
-  return box;
+  return stepThrough(box, picture, item.events, false, (event) => ({
+    text: event.text,
+    panels: event.panels.map(([title, items]) => list(title, items, "walk")),
+    node: event.node,
+  }));
 }
 
 /** How each kind of output item is drawn once a cell is done (the shapes are made in labs/display.py). */
