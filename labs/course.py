@@ -21,7 +21,11 @@ from .gaps import GAP_ID, find_gaps, normalize
 
 LESSONS_DIR = Path(__file__).resolve().parent / "lessons"
 PARTS_FILE = "parts.toml"
-REFERENCE_DIR = Path(__file__).resolve().parent.parent / "ember"
+_PACKAGED_REFERENCE = Path(__file__).resolve().parent / "reference"  # where the notebook's wheel keeps it
+# The finished engine, with its gap markers. In the notebook's wheel it lives inside labs/, so that the
+# only importable `ember` there is the learner's own.
+_REPOSITORY_REFERENCE = Path(__file__).resolve().parent.parent / "ember"
+REFERENCE_DIR = _PACKAGED_REFERENCE if _PACKAGED_REFERENCE.is_dir() else _REPOSITORY_REFERENCE
 
 
 def learner_file_names(reference_dir: Path = REFERENCE_DIR) -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .course import Course, CourseError, Region
-from .gaps import Fill, Gap, fill, find_gaps, indented, marker_lines, same_piece
+from .gaps import Fill, Gap, GapSyntaxError, fill, find_gaps, indented, marker_lines, same_piece
 from .problems import Place, Problem
 
 Pieces = dict[str, str]  # gap id -> the learner's code for that gap
@@ -167,3 +167,36 @@ def starter_gaps(course: Course, gaps: list[Gap] | tuple[Gap, ...]) -> set[str]:
         gap.id for gap in gaps
         if gap.id in course.regions and same_piece(gap.body, course.regions[gap.id].starter)
     }
+
+
+@dataclass(frozen=True)
+class Edits:
+    """What changed in learner files edited elsewhere (the notebook): gap id -> (text before, text now).
+
+    ``broken`` names each file whose markers no longer pair up, or that lost a gap it had, with why:
+    nothing is taken from such a file.
+    """
+
+    changed: dict[str, tuple[str, str]]
+    broken: dict[str, str]
+
+
+def edited_gaps(before: dict[str, str], now: dict[str, str]) -> Edits:
+    """Compare files (name -> source) as handed over with the same files now, gap by gap, as exact texts."""
+    changed: dict[str, tuple[str, str]] = {}
+    broken: dict[str, str] = {}
+    for name, source in now.items():
+        if name not in before or source == before[name]:
+            continue
+        try:
+            old = {gap.id: gap.text for gap in find_gaps(before[name])}
+            new = {gap.id: gap.text for gap in find_gaps(source)}
+        except GapSyntaxError as error:
+            broken[name] = f"its gap markers no longer pair up ({error})"
+            continue
+        lost = [gap_id for gap_id in old if gap_id not in new]
+        if lost:
+            broken[name] = f"the markers of {', '.join(lost)} are gone"
+            continue
+        changed |= {gap_id: (old[gap_id], new[gap_id]) for gap_id in old if new[gap_id] != old[gap_id]}
+    return Edits(changed, broken)

@@ -19,7 +19,7 @@ from typing import Any
 
 from .course import Course, load_course
 from .display import Display
-from .learner import Module, Work, build_modules, earlier_finished, exact_texts, marker_problem
+from .learner import Module, Work, build_modules, earlier_finished, edited_gaps, exact_texts, marker_problem
 from .outputs import Outputs, Stderr
 from .pipeline import check_files, stopped_early
 from .problems import LearnerFile, Problem, describe_error
@@ -166,14 +166,22 @@ class Session:
         return json.dumps({"changes": exact_texts(self.course, found.changes(self.course, replace_own)),
                            "own": list(found.own)})
 
+    def edits(self, before: dict[str, str], now: dict[str, str]) -> str:
+        """What the notebook changed in the learner's files since they were handed over, gap by gap."""
+        found = edited_gaps(before, now)
+        changed = {gap_id: {"before": old, "now": new} for gap_id, (old, new) in found.changed.items()}
+        return json.dumps({"changed": changed, "broken": found.broken})
+
     def handle(self, kind: str, payload_json: str, live: Callable[[str], object] | None = None,
                ask: Ask | None = None) -> str:
-        """Answer one request of the page ('run', 'check', 'module' or 'earlier'): JSON in, JSON out.
+        """Answer one request of the page ('run', 'check', 'module', 'earlier' or 'edits'): JSON in, JSON out.
 
         ``live`` receives display items and batches of text (as JSON) while a cell runs;
         ``ask`` answers input() (None when the page cannot wait for an answer).
         """
         payload = json.loads(payload_json)
+        if kind == "edits":
+            return self.edits(_texts(payload.get("before")), _texts(payload.get("now")))
         lab = payload["lab"]
         work = Work(_texts(payload.get("pieces")), _texts(payload.get("exact")))
         if kind == "run":

@@ -12,12 +12,13 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import build_notebook
+from buildkit import ROOT, download_wheels, run
+
 SITE = ROOT / "site"
 GEN = ROOT / "docs" / "assets" / "gen"
 NODE = ROOT / "node_modules"
@@ -30,12 +31,6 @@ SERVICE_WORKER = "sw.js"
 PRECOMPRESSED = (".br", ".gz")
 
 
-def run(*command: str) -> None:
-    """Run a command from the repository root, failing the build if it fails."""
-    print("  $", " ".join(command), flush=True)
-    subprocess.run(command, cwd=ROOT, check=True)
-
-
 def npm_install() -> None:
     """Install the pinned JavaScript packages when package-lock.json is newer than node_modules."""
     marker = NODE / ".package-lock.json"
@@ -44,27 +39,13 @@ def npm_install() -> None:
 
 
 def wheels() -> list[str]:
-    """Download the pinned pure-Python wheels for Pyodide's Python 3.14 (once) and copy them in."""
-    requirements = ROOT / "requirements-wheels.txt"
-    pins = [line.strip() for line in requirements.read_text().splitlines() if line.strip() and not line.startswith("#")]
-    WHEEL_CACHE.mkdir(parents=True, exist_ok=True)
-    wanted = {pin.split("==")[0].replace("-", "_").lower(): pin.split("==")[1] for pin in pins}
-
-    def cached() -> list[Path]:
-        return [w for w in WHEEL_CACHE.glob("*.whl")
-                if wanted.get(w.name.split("-")[0].lower()) == w.name.split("-")[1]]
-
-    if len(cached()) < len(wanted):
-        run(sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-            "--python-version", "3.14", "--dest", str(WHEEL_CACHE), *pins)
+    """Copy the pinned pure-Python wheels for Pyodide's Python 3.14 next to the bundles (downloaded once)."""
     target = GEN / "wheels"
     target.mkdir(parents=True, exist_ok=True)
     names = []
-    for wheel in sorted(cached()):
+    for wheel in download_wheels(ROOT / "requirements-wheels.txt", WHEEL_CACHE):
         shutil.copy2(wheel, target / wheel.name)
         names.append(wheel.name)
-    if len(names) != len(wanted):
-        raise SystemExit(f"expected wheels for {sorted(wanted)}, found {names}")
     return names
 
 
@@ -121,6 +102,8 @@ def offline_listing(site: Path) -> dict[str, object]:
         relative = path.relative_to(site).as_posix()
         if not path.is_file() or relative in skipped or path.suffix == ".map":
             continue
+        if relative.startswith(build_notebook.APP_FOLDER + "/"):
+            continue  # the notebook app has a service worker of its own; the course's leaves it alone
         if path.suffix in PRECOMPRESSED and path.with_suffix("").exists():
             continue  # a precompressed copy: the server picks it, the worker asks for the file itself
         files.append({"path": relative, "size": path.stat().st_size,
@@ -150,6 +133,7 @@ def main() -> None:
     (GEN / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     run(sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet")
+    build_notebook.build(SITE, NODE / "pyodide" / "pyodide-lock.json")
     site_version = offline()
     print(f"== site/ is ready (course version {version}, site version {site_version})", flush=True)
 

@@ -12,3 +12,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 echo "== installing Python packages"
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt -r requirements-site.txt
+if [ ! -x .venv-notebook/bin/python ]; then
+  echo "== creating .venv-notebook (the notebook app's build tools, kept apart)"
+  python3 -m venv .venv-notebook
+fi
+.venv-notebook/bin/python -m pip install -q --disable-pip-version-check -r requirements-notebook.txt

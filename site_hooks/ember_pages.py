@@ -26,9 +26,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from labs.course import Course, load_course  # noqa: E402 - needs the repository on sys.path first
+from labs.pages import FENCE  # noqa: E402
 
 PAGE_SCRIPT = "assets/gen/ember.js"
-FENCE = re.compile(r"^```(ember-cell|ember-question|ember-lab)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 _urls: dict[str, str] = {}
 
 

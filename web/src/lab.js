@@ -1,6 +1,7 @@
 // The lab: the learner's module as this lab starts, this lesson's gaps editable, hints, named
 // checks, reset and undo, loading earlier finished pieces, download, and the closing box.
 import { focusGap, labEditor, replaceText, scrollToGap } from "./editor.js";
+import { handOver, notebookUrl } from "./notebook.js";
 import { el } from "./render.js";
 import * as storage from "./storage.js";
 
@@ -36,6 +37,7 @@ export class Lab {
     this.notice = el("p", { class: "ember-notice", "aria-live": "polite" });
     const loadButton = el("button", { class: "md-button", type: "button", onclick: () => this.loadFinished(false) }, "Load the finished pieces of earlier lessons");
     const downloads = this.files.map((file) => el("button", { class: "md-button", type: "button", onclick: () => this.download(file) }, `Download my ember/${file}`));
+    this.notebookButton = el("button", { class: "md-button ember-open-notebook", type: "button", onclick: () => this.openNotebook() }, "Open as notebook");
     this.replaceMine = el("div", { class: "ember-replace", hidden: true });
     this.closing = this.closingBox();
     this.holder.replaceChildren(
@@ -43,7 +45,7 @@ export class Lab {
       this.gapList(),
       this.status,
       this.editorBox,
-      el("div", { class: "ember-toolbar" }, this.runButton, this.stopButton, this.undoButton, loadButton, ...downloads),
+      el("div", { class: "ember-toolbar" }, this.runButton, this.stopButton, this.undoButton, loadButton, ...downloads, this.notebookButton),
       this.notice,
       this.replaceMine,
       this.problem,
@@ -228,6 +230,22 @@ export class Lab {
         el("p", { text: `You wrote ${own.length} earlier piece${own.length === 1 ? "" : "s"} yourself (${own.join(", ")}). They were kept.` }),
         el("button", { class: "md-button", type: "button", onclick: () => this.loadFinished(true) }, "Replace mine with the finished pieces too"),
       );
+    }
+  }
+
+  /** Write the learner's files into the notebook app's drive and open this lesson's notebook in a new tab. */
+  async openNotebook() {
+    this.notebookButton.disabled = true;
+    try {
+      const copies = await handOver(this.runtime, this.lesson.id);
+      const url = notebookUrl(this.siteRoot, this.lesson.id);
+      const kept = copies.length ? ` Edits the notebook held that were not taken back are kept there as ${copies.join(", ")}.` : "";
+      this.notice.textContent = `Your files are in the notebook's ember/ folder.${kept} When you come back here, what you change in a gap there comes back into this lab.`;
+      if (!window.open(url, "_blank")) location.assign(url); // a blocked pop-up: open it here instead
+    } catch (error) {
+      this.notice.textContent = `Could not hand your files to the notebook: ${error.message || error}`;
+    } finally {
+      this.notebookButton.disabled = false;
     }
   }
 

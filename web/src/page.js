@@ -1,5 +1,6 @@
 // The page's interactive parts: questions, the home page's progress, cells and the lab. Loaded by
 // main.js once per visit; with instant navigation it mounts each new page on the same runtime.
+import { resultBox, takeBack } from "./notebook.js";
 import { mountQuestions } from "./questions.js";
 import { el } from "./render.js";
 import * as storage from "./storage.js";
@@ -139,11 +140,39 @@ async function mountPage() {
   // The editors wait for Python: they would only compete with its start for the two cores a laptop
   // may have, and nothing can run before it is up. Until then the cells show their code as text.
   await runtime.start().catch(() => null);
+  await fromNotebook(root, data, null);
   const [{ mountCells }, { Lab }] = await Promise.all([import("./cells.js"), import("./lab.js")]);
   let lab = null;
   root.querySelectorAll(".ember-lab").forEach((holder) => { lab = new Lab(holder, { course: data, runtime, siteRoot }); });
+  watchNotebook(root, data, lab);
   const loadFinished = lab ? () => lab.loadFinished(false) : null; // every lesson page has its lab
   mountCells(root, { runtime, lesson, page: location.pathname, loadFinished });
+}
+
+/** Take back what the notebook changed in the learner's gaps, and say so at the top of the page. */
+async function fromNotebook(root, data, lab) {
+  let result;
+  try {
+    result = await takeBack(runtime, data.version);
+  } catch (error) {
+    if (runtime.wasRestarted(error)) return fromNotebook(root, data, lab);
+    console.warn("could not read the notebook's files:", error);
+    return;
+  }
+  const rebuild = () => lab && lab.showEditors();
+  root.querySelectorAll(".ember-from-notebook").forEach((old) => old.remove());
+  const box = resultBox(result, { version: data.version, onChange: rebuild });
+  if (box) root.prepend(box);
+  if (result.taken.length) rebuild();
+}
+
+let notebookWatch = null;
+
+/** Back from the notebook's tab: take its edits back into this page's lab. */
+function watchNotebook(root, data, lab) {
+  if (notebookWatch) document.removeEventListener("visibilitychange", notebookWatch);
+  notebookWatch = () => { if (document.visibilityState === "visible" && currentRoot === root) fromNotebook(root, data, lab); };
+  document.addEventListener("visibilitychange", notebookWatch);
 }
 
 /** Mount every page of the visit (the theme's document$ replays the current one) on this runtime. */

@@ -13,6 +13,7 @@
 
 const VERSION = OFFLINE_VERSION;
 const root = new URL("./", self.location.href);
+const NOTEBOOK = new URL("notebook/", root).href; // the notebook app: its own service worker, not in this cache
 const PREFIX = `ember-offline:${root.pathname}:`; // two courses on one host keep apart
 const CACHE = PREFIX + VERSION;
 const LIST = "offline.json";
@@ -49,7 +50,7 @@ self.addEventListener("message", (event) => {
 
 self.addEventListener("fetch", (event) => {
   const { request } = event;
-  if (request.method !== "GET" || !request.url.startsWith(root.href)) return;
+  if (request.method !== "GET" || !request.url.startsWith(root.href) || request.url.startsWith(NOTEBOOK)) return;
   if (request.headers.has("range")) return;
   event.respondWith(answer(request));
 });

@@ -220,6 +220,7 @@ const handlers = {
   [REQUEST.CHECK]: ask(REQUEST.CHECK),
   [REQUEST.MODULE]: ask(REQUEST.MODULE),
   [REQUEST.EARLIER]: ask(REQUEST.EARLIER),
+  [REQUEST.EDITS]: ask(REQUEST.EDITS),
 };
 
 self.onmessage = async ({ data }) => {

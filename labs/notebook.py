@@ -1,0 +1,187 @@
+"""The lesson notebooks' side of the course, run in the notebook's Pyodide kernel.
+
+``await start("L10")`` (the first cell of every lesson notebook) finds the learner's engine, makes
+the lesson cells' display functions (``show``, ``plot``, ...) draw into the notebook, and forgets
+any ``ember`` modules imported before, so that the next import reads the learner's files afresh.
+``check("L10")`` then runs that lab's checks on those files and prints each claim, as
+``python -m labs check`` does.
+
+The learner's files are the notebook drive's ``ember/`` folder, which the kernel sees as its working
+folder. Where the drive cannot reach the kernel (plain HTTP from an address other than localhost:
+no service worker, no cross-origin isolation), the kernel reads the same files straight from the
+browser's storage (IndexedDB) and writes them into a folder of its own.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .course import load_course
+from .display import Display, Item
+from .notebook_html import item_html
+
+STORAGE_NAME = "ember-notebook"  # the app's contentsStorageName: the IndexedDB database of its drive
+STORE = "files"
+COPY_DIR = Path("/home/pyodide/ember-from-storage")  # where the fallback writes the learner's files
+VIZ_FROM_APP = "../assets/gen/viz.js"  # the course's Graphviz (viz.js), relative to the app's folder
+
+_state: dict[str, Any] = {"folder": None, "viz": None, "from": ""}
+
+READ_STORAGE_JS = """
+(name, store) => new Promise((resolve) => {
+  const request = indexedDB.open(name);
+  request.onupgradeneeded = () => request.transaction.abort(); // never create the drive's database
+  request.onerror = () => resolve(null);
+  request.onsuccess = () => {
+    const db = request.result;
+    if (!db.objectStoreNames.contains(store)) { db.close(); resolve(null); return; }
+    const files = {};
+    const cursor = db.transaction(store).objectStore(store).openCursor();
+    cursor.onsuccess = () => {
+      const at = cursor.result;
+      if (!at) { db.close(); resolve(JSON.stringify(files)); return; }
+      const value = at.value;
+      if (typeof at.key === "string" && at.key.startsWith("ember/") && value && value.type === "file"
+          && typeof value.content === "string") files[at.key] = value.content;
+      at.continue();
+    };
+    cursor.onerror = () => { db.close(); resolve(null); };
+  };
+})
+"""
+
+
+def _app_root() -> str:
+    """The notebook app's address, from the kernel worker's own (…/notebook/extensions/…/worker.js)."""
+    import js  # type: ignore[import-not-found]  # Pyodide's bridge to the worker's globals
+
+    href = str(js.location.href)
+    at = href.rfind("/extensions/")
+    return href[: at + 1] if at != -1 else href.rsplit("/", 1)[0] + "/"
+
+
+async def _stored_files() -> dict[str, str]:
+    """The drive's ember/ files, read from IndexedDB by the kernel itself; {} when there are none."""
+    import json
+
+    from pyodide.code import run_js  # type: ignore[import-not-found]
+
+    answer = await run_js(READ_STORAGE_JS)(STORAGE_NAME, STORE)
+    return json.loads(answer) if answer else {}
+
+
+async def find_engine() -> tuple[Path, str]:
+    """The folder whose ember/ holds the learner's files, and a sentence saying where they came from."""
+    drive = Path.cwd()
+    if (drive / "ember" / "scalar.py").is_file():
+        return drive, "the notebook's drive (ember/ beside this notebook)"
+    files = await _stored_files()
+    if not files:
+        raise RuntimeError(
+            "Your ember/ files are not here: the notebook's drive is not reachable from Python on this "
+            "host, and this browser holds no copy of them. Open this notebook from the lesson page's "
+            "Open as notebook button.")
+    for key, content in files.items():
+        target = COPY_DIR / key
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(content, encoding="utf-8")
+    (COPY_DIR / "ember" / "__init__.py").touch()
+    return COPY_DIR, "the browser's storage (this host gives Python no drive, so a copy was made)"
+
+
+def forget_ember() -> None:
+    """Drop every imported ember module, so that the next import reads the learner's files afresh."""
+    for name in [name for name in sys.modules if name == "ember" or name.startswith("ember.")]:
+        del sys.modules[name]
+
+
+async def _load_viz() -> Any:
+    from pyodide.code import run_js  # type: ignore[import-not-found]
+
+    module = await run_js(f"import({_app_root() + VIZ_FROM_APP!r})")
+    return await module.instance()
+
+
+def svg(dot: str) -> str:
+    """Graphviz DOT as an SVG picture, drawn by the course's viz.js inside the kernel's worker."""
+    viz = _state["viz"]
+    if viz is None:
+        raise RuntimeError("run the notebook's first cell (await start(...)) before drawing a graph")
+    from pyodide.ffi import to_js  # type: ignore[import-not-found]
+
+    return str(viz.renderString(dot, to_js({"format": "svg"}, dict_converter=_js_object)))
+
+
+def _js_object(pairs: Any) -> Any:
+    import js  # type: ignore[import-not-found]
+
+    return js.Object.fromEntries(pairs)
+
+
+class NotebookDisplay:
+    """Shows display items as HTML outputs; an item with a key replaces its earlier output in place."""
+
+    def __init__(self, draw: Callable[[str], str] = svg) -> None:
+        self.draw = draw
+        self.shown: set[str] = set()
+
+    def emit(self, item: Item) -> None:
+        """Show one item below the running cell (or update the output with the same key)."""
+        from IPython.display import HTML, display, update_display  # type: ignore[import-not-found]
+
+        output = HTML(item_html(item, self.draw))
+        key = item.get("key")
+        if key is None:
+            display(output)
+        elif key in self.shown:
+            update_display(output, display_id=f"ember-{key}")
+        else:
+            self.shown.add(key)
+            display(output, display_id=f"ember-{key}")
+
+
+def _user_namespace() -> dict[str, Any]:
+    from IPython import get_ipython  # type: ignore[import-not-found]
+
+    shell = get_ipython()
+    if shell is None:
+        raise RuntimeError("start() sets up a notebook: run it in a notebook cell")
+    return shell.user_ns
+
+
+async def start(lesson_id: str) -> None:
+    """Set the notebook up for a lesson: the learner's engine on the path, the display functions in place."""
+    course = load_course()
+    lesson = course.lesson(lesson_id)
+    folder, origin = await find_engine()
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    forget_ember()
+    if _state["viz"] is None:
+        _state["viz"] = await _load_viz()
+    _state["folder"] = folder
+    namespace = _user_namespace()
+    namespace.update(Display(NotebookDisplay().emit).functions())
+    namespace["check"] = check
+    names = ", ".join(f"ember/{name}" for name in course.reference if (folder / "ember" / name).is_file())
+    print(f"{lesson.id} · {lesson.title}")
+    print(f"Your engine: {names}, from {origin}.")
+    print("Pictures: the course's Graphviz is loaded. Run the cells below in order.")
+
+
+def check(lesson_id: str) -> None:
+    """Run a lab's checks on the learner's files and print each claim, as `python -m labs check` does."""
+    from .cli import UsageError
+    from .cli import check as check_file
+
+    folder = _state["folder"]
+    if folder is None:
+        print("Run the notebook's first cell (await start(...)) first: it finds your files.")
+        return
+    try:
+        check_file(load_course(), lesson_id, folder / "ember" / "scalar.py")
+    except UsageError as error:
+        print(error)

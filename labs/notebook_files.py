@@ -1,0 +1,124 @@
+"""The lesson notebooks, made from the lessons' data at build time, and the files served beside them.
+
+Each lesson with a lab gets ``LNN.ipynb``: its title and question, a first cell that finds the
+learner's engine, the page's example cells under their section headings, the lab's gaps with their
+hint ladders, a cell that runs the lab's checks, and a scratch section. Nothing in it runs on open.
+Beside the notebooks, ``ember/`` holds the learner files as they start, for a notebook opened
+without the lesson page's button (the button writes the learner's own files over them).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+
+from .course import Course, Lesson
+from .learner import module_sources
+from .pages import example_cells
+
+APP_FOLDER = "notebook"  # the app's folder in the built site
+INIT_SOURCE = '"""My ember: reverse-mode automatic differentiation on single numbers."""\n'
+SCRATCH_LINE = "# Scratch: try anything here."
+RESTART_NOTE = (
+    "Changed a file in `ember/`? Run the first cell again: it forgets the `ember` modules imported so far, "
+    "so the next `import` reads your files afresh. Objects made before that keep their old class. "
+    "For a clean start, restart the kernel (**Kernel → Restart Kernel**), then run the first cell."
+)
+
+
+def notebook_name(lesson_id: str) -> str:
+    """The notebook's path in the app's drive, e.g. 'L10.ipynb'."""
+    return f"{lesson_id}.ipynb"
+
+
+def _markdown(text: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": _lines(text)}
+
+
+def _code(text: str) -> dict:
+    return {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": _lines(text)}
+
+
+def _lines(text: str) -> list[str]:
+    """Source as nbformat keeps it: a list of lines, each but the last ending in a newline."""
+    return text.splitlines(keepends=True)
+
+
+def _files_of(course: Course, lesson: Lesson) -> list[str]:
+    return list(dict.fromkeys(course.gaps[gap_id].file for gap_id in lesson.gaps))
+
+
+def _opening(course: Course, lesson: Lesson) -> str:
+    files = ", ".join(f"[`ember/{name}`](ember/{name})" for name in _files_of(course, lesson))
+    return (
+        f"# {lesson.number:02d} · {lesson.title}\n\n"
+        f"**{lesson.question}**\n\n"
+        "This notebook runs on your own engine: the files in `ember/` beside it. The lesson page's "
+        "**Open as notebook** button writes them from your saved work each time you press it, and when you "
+        "go back to the lesson page, what you changed in a gap here is taken into your saved work there.\n\n"
+        f"This lab's gaps are in {files}. Nothing here runs until you run it: start with the cell below.\n\n"
+        f"{RESTART_NOTE}"
+    )
+
+
+def _lab(course: Course, lesson: Lesson) -> str:
+    lines = [
+        f"## Your lab: {lesson.title}\n",
+        "Edit a gap between its two marker lines, save the file (**Ctrl+S**), then run the checks cell. "
+        "The checks read your files afresh each time.\n",
+    ]
+    for gap_id in lesson.gaps:
+        gap = course.gaps[gap_id]
+        lines.append(f"- `{gap_id}` in [`ember/{gap.file}`](ember/{gap.file}): {html.escape(gap.title)}")
+        for rung, hint in enumerate(gap.hints, 1):
+            lines.append(f"  <details><summary>Hint {rung} of {len(gap.hints)}</summary>\n\n"
+                         f"  {html.escape(hint)}\n\n  </details>")
+    lines.append("\nThe claims the checks make:\n")
+    lines.extend(f"{number}. {html.escape(claim.name)}" for number, claim in enumerate(lesson.claims, 1))
+    return "\n".join(lines)
+
+
+def lesson_notebook(course: Course, lesson_id: str, page_markdown: str) -> dict:
+    """The notebook (nbformat 4, as a dict) of one lesson, from its data and its page's example cells."""
+    lesson = course.lesson(lesson_id)
+    first = _code(f"from labs.notebook import start\n\nawait start({lesson.id!r})")
+    cells = [_markdown(_opening(course, lesson)), first]
+    examples = example_cells(page_markdown)
+    if examples:
+        cells.append(_markdown("## The lesson's example cells\n\nThe same cells as on the lesson page, in its order "
+                               "(the page explains each). Later cells may use names an earlier one made."))
+    section = None
+    for example in examples:
+        if example.section and example.section != section:
+            cells.append(_markdown(f"### {example.section}"))
+            section = example.section
+        cells.append(_code(example.code))
+    cells.append(_markdown(_lab(course, lesson)))
+    cells.append(_code(f"check({lesson.id!r})"))
+    cells.append(_markdown("## Scratch\n\nYour own experiments. The display functions of the lesson cells "
+                           "(`show`, `show_walk`, `plot`, `show_table`, …) work here too."))
+    cells.append(_code(f"{SCRATCH_LINE}\nfrom ember.scalar import Value\n\n"))
+    return {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"display_name": "Python (Pyodide)", "language": "python", "name": "python"},
+            "language_info": {"name": "python"},
+            "ember": {"lesson": lesson.id},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def notebook_contents(course: Course, pages: dict[str, str]) -> dict[str, str]:
+    """Every file of the app's drive as built: path -> text (one notebook per lesson with a lab, and ember/)."""
+    files = {
+        notebook_name(lesson.id): json.dumps(lesson_notebook(course, lesson.id, pages.get(lesson.id, "")),
+                                             indent=1, ensure_ascii=False) + "\n"
+        for lesson in course.lessons.values() if lesson.gaps
+    }
+    first = next(iter(course.lessons))
+    files["ember/__init__.py"] = INIT_SOURCE
+    for name, source in module_sources(course, first, {}).items():
+        files[f"ember/{name}"] = source
+    return files

@@ -1,0 +1,57 @@
+"""The lesson pages' own markup: the fences that stand for cells, questions and labs, and each page's lesson.
+
+A lesson page (``docs/lessons/*.md``) names its lesson in its front matter (``lesson: L10``) and
+marks its interactive pieces with three fences:
+
+    ```ember-cell        an example cell (Python code, runnable in the page)
+    ```ember-question    one line: a question id such as L10.bfs
+    ```ember-lab         one line: a lesson id such as L10
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+DOCS_DIR = Path(__file__).resolve().parent.parent / "docs" / "lessons"
+FENCE = re.compile(r"^```(ember-cell|ember-question|ember-lab)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+FRONT_LESSON = re.compile(r"\A---\n(?:.*\n)*?lesson:[ \t]*(\S+)[ \t]*\n(?:.*\n)*?---\n")
+HEADING = re.compile(r"^## (.+)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class ExampleCell:
+    """One example cell of a page, with the section (## heading) it sits in."""
+
+    section: str
+    code: str
+
+
+def page_lesson(markdown: str) -> str | None:
+    """The lesson a page's front matter names, or None for a page that is not a lesson."""
+    match = FRONT_LESSON.match(markdown)
+    return match.group(1) if match else None
+
+
+def lesson_pages(docs_dir: Path = DOCS_DIR) -> dict[str, str]:
+    """Every lesson page's markdown, by the lesson id its front matter names."""
+    pages = {}
+    for path in sorted(docs_dir.glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        lesson = page_lesson(text)
+        if lesson is not None:
+            pages[lesson] = text
+    return pages
+
+
+def example_cells(markdown: str) -> list[ExampleCell]:
+    """The page's example cells in order, each with the heading of its section ('' before the first)."""
+    headings = [(match.start(), match.group(1).strip()) for match in HEADING.finditer(markdown)]
+    cells = []
+    for match in FENCE.finditer(markdown):
+        if match.group(1) != "ember-cell":
+            continue
+        section = next((title for start, title in reversed(headings) if start < match.start()), "")
+        cells.append(ExampleCell(section, match.group(2).rstrip("\n")))
+    return cells

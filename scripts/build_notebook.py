@@ -1,0 +1,173 @@
+"""Build the notebook app into site/notebook/: JupyterLite with the Pyodide kernel, on the course's own Pyodide.
+
+Run by build_site.py after MkDocs (which empties site/). What it makes:
+
+- the lesson notebooks and the starting ember/ files, generated from the lessons' data
+  (labs/notebook_files.py), as the app's built contents;
+- site/notebook/, built by `jupyter lite build` from .venv-notebook (an environment of its own:
+  every notebook extension installed beside JupyterLite would be bundled into the app), with only
+  the notebook, editor and file-browser apps and no source maps;
+- site/notebook/wheels/: every wheel the kernel loads as it starts (the pinned ones of
+  requirements-notebook-wheels.txt, the kernel's own, and the course's Python as one wheel) with a
+  Pyodide lock that lists exactly those files and their real hashes. The kernel loads them all while
+  Pyodide starts, and never asks an index or a CDN.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import json
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+
+from buildkit import ROOT, download_wheels, pins, run
+
+LITE_VENV = ROOT / ".venv-notebook"
+WORK = ROOT / ".cache" / "notebook"  # the lite dir: jupyter-lite.json and the contents
+WHEEL_CACHE = ROOT / ".cache" / "notebook-wheels"
+REQUIREMENTS = ROOT / "requirements-notebook-wheels.txt"
+KERNEL_WHEELS = LITE_VENV / "share/jupyter/labextensions/@jupyterlite/pyodide-kernel-extension/static/pypi"
+KERNEL_OWN = ("piplite", "pyodide_kernel", "ipykernel")  # shipped inside the kernel's extension
+APPS = ("notebooks", "edit", "tree")
+STORAGE_NAME = "ember-notebook"  # IndexedDB database of the app's drive; the lesson pages write there too
+WHEELS = "wheels"
+LOCK = "pyodide-lock.json"
+COURSE_WHEEL = "ember-course"
+KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
+PYODIDE_URL = "./../assets/gen/pyodide/pyodide.mjs"  # the course's own; "./" resolves against the app
+DOIT_CACHE = ".jupyterlite.doit.db"
+LEFTOVERS = ("rspack.config.js", "rspack.config.analyze.js", "rspack.config.watch.js", "package.json")
+
+sys.path.insert(0, str(ROOT))
+from labs.course import REFERENCE_DIR, load_course  # noqa: E402 - needs the repository on sys.path first
+from labs.notebook import STORAGE_NAME as KERNEL_STORAGE_NAME  # noqa: E402
+from labs.notebook_files import APP_FOLDER, notebook_contents  # noqa: E402
+from labs.pages import lesson_pages  # noqa: E402
+
+
+def write_contents(target: Path) -> None:
+    """The app's built contents: one notebook per lesson with a lab, and ember/ as it starts."""
+    shutil.rmtree(target, ignore_errors=True)
+    for path, text in notebook_contents(load_course(), lesson_pages()).items():
+        (target / path).parent.mkdir(parents=True, exist_ok=True)
+        (target / path).write_text(text, encoding="utf-8")
+
+
+def _record_line(name: str, data: bytes) -> list[str]:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return [name, f"sha256={digest}", str(len(data))]
+
+
+def course_wheel(target: Path) -> Path:
+    """The course's Python (labs, hx, and the finished engine as labs/reference/) as one wheel.
+
+    The finished engine goes inside labs/ so that the only `ember` the kernel can import is the learner's.
+    """
+    files: dict[str, bytes] = {}
+    for package in ("labs", "hx"):
+        for path in sorted((ROOT / package).rglob("*")):
+            if path.is_file() and path.suffix in {".py", ".toml", ".json"} and "__pycache__" not in path.parts:
+                files[path.relative_to(ROOT).as_posix()] = path.read_bytes()
+    for path in sorted(REFERENCE_DIR.glob("*.py")):
+        files[f"labs/reference/{path.name}"] = path.read_bytes()
+    version = "0.1.0+" + hashlib.sha256(b"".join(name.encode() + data for name, data in files.items())).hexdigest()[:12]
+    info = f"ember_course-{version}.dist-info"
+    files[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {COURSE_WHEEL}\nVersion: {version}\n".encode()
+    files[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: ember build\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    record = io.StringIO()
+    writer = csv.writer(record, lineterminator="\n")
+    for name, data in files.items():
+        writer.writerow(_record_line(name, data))
+    writer.writerow([f"{info}/RECORD", "", ""])
+    files[f"{info}/RECORD"] = record.getvalue().encode()
+    wheel = target / f"ember_course-{version}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0)), data, zipfile.ZIP_DEFLATED)
+    return wheel
+
+
+def _canonical(name: str) -> str:
+    return name.replace("_", "-").lower()
+
+
+def pyodide_lock(wheels: list[Path], upstream: dict) -> dict:
+    """A lock for exactly these wheels: real names and hashes; imports and dependencies as Pyodide's lock has them."""
+    packages = {}
+    shipped = {_canonical(w.name.split("-")[0]) for w in wheels}
+    for wheel in wheels:
+        name, version = wheel.name.split("-")[:2]
+        key = _canonical(name)
+        known = upstream["packages"].get(key, {})
+        imports = [COURSE_WHEEL] if key == COURSE_WHEEL else known.get("imports", [name])
+        packages[key] = {
+            "name": key, "version": version, "file_name": wheel.name, "install_dir": "site",
+            "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(), "package_type": "package",
+            "imports": ["labs", "hx"] if key == COURSE_WHEEL else imports,
+            "depends": [d for d in known.get("depends", []) if _canonical(d) in shipped],
+            "unvendored_tests": False, "shared_library": False,
+        }
+    return {"info": upstream["info"], "packages": packages}
+
+
+def lite_config(packages: list[str]) -> dict:
+    """jupyter-lite.json: a fixed drive name, the course's Pyodide, the shipped wheels, no index."""
+    kernel = {
+        "pyodideUrl": PYODIDE_URL,
+        "disablePyPIFallback": True,
+        "loadPyodideOptions": {"lockFileURL": f"./{WHEELS}/{LOCK}", "packages": packages},
+    }
+    return {
+        "jupyter-lite-schema-version": 0,
+        "jupyter-config-data": {
+            "appName": "ember notebooks",
+            "appUrl": "./notebooks",
+            "contentsStorageName": STORAGE_NAME,
+            "settingsStorageName": f"{STORAGE_NAME}-settings",
+            "litePluginSettings": {KERNEL_PLUGIN: kernel},
+        },
+    }
+
+
+def build(site: Path, upstream_lock: Path) -> None:
+    """Build the notebook app into ``site``/notebook/ (after MkDocs has built the rest of ``site``)."""
+    if KERNEL_STORAGE_NAME != STORAGE_NAME:
+        raise SystemExit("labs/notebook.py and scripts/build_notebook.py name different drive databases")
+    print("== building the notebook app", flush=True)
+    WORK.mkdir(parents=True, exist_ok=True)
+    write_contents(WORK / "content")
+    staged = WORK / WHEELS
+    shutil.rmtree(staged, ignore_errors=True)
+    staged.mkdir()
+    wheels = [shutil.copy2(w, staged / w.name) for w in download_wheels(REQUIREMENTS, WHEEL_CACHE)]
+    for name in KERNEL_OWN:
+        (found,) = KERNEL_WHEELS.glob(f"{name}-*.whl")
+        wheels.append(shutil.copy2(found, staged / found.name))
+    wheels.append(course_wheel(staged))
+    lock = pyodide_lock([Path(w) for w in wheels], json.loads(upstream_lock.read_text()))
+    expected = set(pins(REQUIREMENTS)) | set(KERNEL_OWN) | {COURSE_WHEEL.replace("-", "_")}
+    if {key.replace("-", "_") for key in lock["packages"]} != expected:
+        raise SystemExit(f"the notebook's lock lists {sorted(lock['packages'])}, expected {sorted(expected)}")
+    (staged / LOCK).write_text(json.dumps(lock, indent=1) + "\n")
+    (WORK / "jupyter-lite.json").write_text(json.dumps(lite_config(sorted(lock["packages"])), indent=2) + "\n")
+    target = site / APP_FOLDER
+    shutil.rmtree(target, ignore_errors=True)
+    apps = [part for app in APPS for part in ("--apps", app)]
+    (WORK / DOIT_CACHE).unlink(missing_ok=True)  # it can call a changed jupyter-lite.json "up to date"
+    run(str(LITE_VENV / "bin" / "jupyter"), "lite", "build", "--lite-dir", str(WORK),
+        "--contents", str(WORK / "content"), "--output-dir", str(target), *apps,
+        "--no-sourcemaps", "--force", "--log-level", "WARN", cwd=WORK)
+    (WORK / DOIT_CACHE).unlink(missing_ok=True)
+    built = json.loads((target / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    if built.get("litePluginSettings", {}).get(KERNEL_PLUGIN, {}).get("pyodideUrl") != PYODIDE_URL:
+        raise SystemExit("the built notebook app does not load the course's Pyodide: check jupyter-lite.json")
+    shutil.copytree(staged, target / WHEELS)
+    for name in LEFTOVERS:
+        (target / name).unlink(missing_ok=True)
+    size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
+    print(f"  notebook app: {sum(1 for p in target.rglob('*') if p.is_file())} files, {size / 1e6:.1f} MB", flush=True)

@@ -1,0 +1,213 @@
+"""Open as notebook: lesson 10's lab handed to the JupyterLite notebook and back, with and without isolation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
+
+from labs.course import load_course
+from labs.notebook_files import SCRATCH_LINE
+
+from .conftest import LESSON_10
+from .learner import (
+    BOOT_MS,
+    BREADTH_FIRST,
+    gap_body,
+    lab_editor,
+    load_finished_pieces,
+    open_page,
+    stored_piece,
+    type_into_gap,
+    wait_for_lab,
+)
+
+COURSE = load_course()
+KERNEL_MS = 150_000  # the notebook's kernel starts its own Pyodide, with IPython, on a busy two-core machine
+DRIVE = "ember-notebook"
+EDIT_MARK = "# walked again in the notebook"
+
+
+def saved_soon(page: Page, gap_id: str, text: str) -> None:
+    """Wait until the browser has saved a piece for ``gap_id`` that holds ``text`` (the editor saves as one types)."""
+    page.wait_for_function("""([gap, text]) => {
+        const pieces = JSON.parse(localStorage.getItem("ember:v1") || "{}").pieces || {};
+        return Boolean(pieces[gap] && pieces[gap].code.includes(text));
+    }""", arg=[gap_id, text], timeout=10_000)
+
+
+def code_cell(notebook: Page, text: str):
+    """The notebook's code cell whose source holds ``text``."""
+    return notebook.locator(".jp-Notebook .jp-CodeCell").filter(has=notebook.locator(".jp-InputArea", has_text=text)).first
+
+
+def run_notebook_cell(notebook: Page, cell, code: str | None = None):
+    """Select a code cell (typing ``code`` over its source first, if given), run it, answer its output area."""
+    editor = cell.locator(".jp-InputArea-editor .cm-content")
+    editor.click()
+    if code is not None:
+        notebook.keyboard.press("ControlOrMeta+a")
+        notebook.keyboard.insert_text(code)
+    notebook.keyboard.press("Shift+Enter")
+    prompt = cell.locator(".jp-InputPrompt")
+    expect(prompt).not_to_have_text("[ ]:", timeout=KERNEL_MS)
+    expect(prompt).not_to_contain_text("*", timeout=KERNEL_MS)
+    return cell.locator(".jp-OutputArea")
+
+
+def open_lesson_10_with_breadth_first_walk(page: Page, url: str) -> None:
+    open_page(page, url + LESSON_10)
+    wait_for_lab(page)
+    load_finished_pieces(page)
+    type_into_gap(page, "L10.backward", BREADTH_FIRST)
+    expect(lab_editor(page)).to_contain_text("queue.pop(0)")
+    saved_soon(page, "L10.backward", "queue.pop(0)")
+
+
+def open_notebook(page: Page, context: BrowserContext) -> Page:
+    with context.expect_page() as opened:
+        page.locator(".ember-lab").get_by_role("button", name="Open as notebook").click()
+    notebook = opened.value
+    expect(notebook.locator(".jp-Notebook .jp-CodeCell").first).to_be_visible(timeout=BOOT_MS)
+    return notebook
+
+
+@pytest.mark.parametrize("headers", ["isolated", "plain"])
+def test_lesson_10_opens_as_a_notebook_on_the_learners_own_backward_and_comes_back(
+    page: Page, context: BrowserContext, request: pytest.FixtureRequest, headers: str,
+) -> None:
+    url = request.getfixturevalue("base_url" if headers == "isolated" else "plain_url")
+    open_lesson_10_with_breadth_first_walk(page, url)
+    notebook = open_notebook(page, context)
+    assert "path=L10.ipynb" in notebook.url
+    assert notebook.locator(".jp-InputPrompt", has_text="[1]").count() == 0  # nothing ran on open
+
+    start = run_notebook_cell(notebook, code_cell(notebook, "await start('L10')"))
+    expect(start).to_contain_text("Your engine: ember/nudge.py")
+    expect(start).to_contain_text("the notebook's drive")
+
+    checks = run_notebook_cell(notebook, code_cell(notebook, "check('L10')"))
+    expect(checks).to_contain_text("L10 · The order of blame")
+    expect(checks).to_contain_text("[pass] backward() sets the output's own gradient to 1.0")
+    expect(checks).to_contain_text("[FAIL] the trap graph gives w.grad = 28")
+    expect(checks).to_contain_text("w.grad should be 28.0")
+    claims = len(COURSE.lesson("L10").claims)
+    expect(checks).to_contain_text(f"of {claims} claims hold.")
+
+    scratch = run_notebook_cell(notebook, code_cell(notebook, SCRATCH_LINE), (
+        f'{SCRATCH_LINE}\nfrom ember.scalar import Value\nx = Value(3.0, label="x")\ny = x * x + x\ny.label = "y"\ny.backward()\nprint("dy/dx", x.grad)\nshow(y)'))
+    expect(scratch).to_contain_text("dy/dx 7.0")
+    expect(scratch.locator("svg").first).to_be_visible()
+    assert scratch.locator("svg text", has_text="y").count() >= 1  # the picture names the learner's own nodes
+
+    edit = (f"{SCRATCH_LINE}\nfrom pathlib import Path\n"
+            "source = Path('ember/scalar.py').read_text()\n"
+            f"Path('ember/scalar.py').write_text(source.replace('node = queue.pop(0)', 'node = queue.pop(0)  {EDIT_MARK}'))\n"
+            "print('edited')")
+    expect(run_notebook_cell(notebook, code_cell(notebook, SCRATCH_LINE), edit)).to_contain_text("edited")
+
+    page.bring_to_front()
+    page.reload()
+    expect(page.locator(".ember-from-notebook")).to_contain_text("Taken from the notebook into your saved work: L10.backward",
+                                                                 timeout=BOOT_MS)
+    wait_for_lab(page)
+    expect(lab_editor(page)).to_contain_text(EDIT_MARK)
+    assert EDIT_MARK in stored_piece(page, "L10.backward")
+    assert "queue.pop(0)" in gap_body(page, "L10.backward")  # the rest of the learner's walk is as it was
+
+
+def drive_file(page: Page, path: str) -> str | None:
+    """A file of the notebook's drive as IndexedDB holds it (what the notebook sees)."""
+    return page.evaluate("""([name, path]) => new Promise((resolve, reject) => {
+        const open = indexedDB.open(name);
+        open.onsuccess = () => {
+            const request = open.result.transaction("files").objectStore("files").get(path);
+            request.onsuccess = () => { open.result.close(); resolve(request.result ? request.result.content : null); };
+            request.onerror = () => reject(request.error);
+        };
+        open.onerror = () => reject(open.error);
+    })""", [DRIVE, path])
+
+
+def edit_in_drive(page: Page, path: str, old: str, new: str) -> None:
+    """Change a drive file as the notebook's editor saves it: the stored contents model, replaced."""
+    page.evaluate("""([name, path, old, replacement]) => new Promise((resolve, reject) => {
+        const open = indexedDB.open(name);
+        open.onsuccess = () => {
+            const store = open.result.transaction("files", "readwrite").objectStore("files");
+            const request = store.get(path);
+            request.onsuccess = () => {
+                const model = request.result;
+                if (!model.content.includes(old)) { reject(new Error("the drive's file does not hold " + old)); return; }
+                model.content = model.content.replace(old, replacement);
+                store.put(model, path).onsuccess = () => { open.result.close(); resolve(); };
+            };
+        };
+        open.onerror = () => reject(open.error);
+    })""", [DRIVE, path, old, new])
+
+
+def hand_over_without_opening(page: Page, context: BrowserContext) -> None:
+    """Press Open as notebook and close the notebook's tab at once (the drive now holds the files)."""
+    with context.expect_page() as opened:
+        page.locator(".ember-lab").get_by_role("button", name="Open as notebook").click()
+    opened.value.close()
+    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Your files are in the notebook's ember/ folder")
+
+
+def test_the_hand_over_writes_the_learners_files_into_the_drive(page: Page, context: BrowserContext,
+                                                                base_url: str) -> None:
+    open_lesson_10_with_breadth_first_walk(page, base_url)
+    hand_over_without_opening(page, context)
+    scalar = drive_file(page, "ember/scalar.py")
+    assert scalar is not None and "queue.pop(0)" in scalar
+    assert drive_file(page, "ember/nudge.py") is not None and drive_file(page, "ember/__init__.py") is not None
+    record = json.loads(page.evaluate("localStorage.getItem('ember:notebook')"))
+    assert record["files"]["scalar.py"] == scalar
+
+
+def test_a_gap_changed_in_both_places_keeps_both_and_asks(page: Page, context: BrowserContext, base_url: str) -> None:
+    open_lesson_10_with_breadth_first_walk(page, base_url)
+    hand_over_without_opening(page, context)
+    edit_in_drive(page, "ember/scalar.py", "queue = [self]", "queue = [self]  # notebook")
+    type_into_gap(page, "L10.backward", BREADTH_FIRST.replace("seen = {self}", "seen = {self}  # lab"))
+    saved_soon(page, "L10.backward", "# lab")
+
+    page.reload()
+    conflict = page.locator('.ember-from-notebook .ember-conflict[data-gap="L10.backward"]')
+    expect(conflict).to_contain_text("changed both here and in the notebook", timeout=BOOT_MS)
+    expect(conflict.locator("pre").first).to_contain_text("# lab")
+    expect(conflict.locator("pre").nth(1)).to_contain_text("# notebook")
+    assert "# lab" in stored_piece(page, "L10.backward")  # nothing changes before the learner chooses
+
+    page.reload()  # the question stays until it is answered
+    expect(conflict).to_be_visible(timeout=BOOT_MS)
+    wait_for_lab(page)
+    conflict.get_by_role("button", name="Use the notebook's").click()
+    expect(page.locator(".ember-from-notebook")).to_have_count(0)
+    expect(lab_editor(page)).to_contain_text("# notebook")
+    assert "# notebook" in stored_piece(page, "L10.backward")
+    record = json.loads(page.evaluate("localStorage.getItem('ember:notebook')"))
+    assert record["conflicts"] == {}
+    assert any("# lab" in entry["text"] and entry["from"] == "lab" for entry in record["setAside"])
+
+
+def test_a_notebook_file_with_a_lost_marker_gives_nothing_back_and_says_why(page: Page, context: BrowserContext,
+                                                                          base_url: str) -> None:
+    open_lesson_10_with_breadth_first_walk(page, base_url)
+    hand_over_without_opening(page, context)
+    marker = next(line for line in drive_file(page, "ember/scalar.py").splitlines() if "L10.backward" in line)
+    edit_in_drive(page, "ember/scalar.py", marker + "\n", "")
+    page.reload()
+    broken = page.locator('.ember-from-notebook .ember-broken[data-file="scalar.py"]')
+    expect(broken).to_contain_text("Nothing was taken from the notebook's ember/scalar.py", timeout=BOOT_MS)
+    wait_for_lab(page)
+    assert "queue.pop(0)" in stored_piece(page, "L10.backward")
+
+    # Opening the notebook again copies the damaged file aside in the drive before writing over it.
+    hand_over_without_opening(page, context)
+    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("ember/scalar.py.1.bak")
+    copy = drive_file(page, "ember/scalar.py.1.bak")
+    assert copy is not None and marker not in copy
+    assert marker in drive_file(page, "ember/scalar.py")
