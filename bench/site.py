@@ -13,7 +13,13 @@ Run from the repository root with ``.venv/bin/python bench/site.py`` (the site m
 4. lesson 10's checks with the finished pieces, Run checks click → every claim settled;
 5. the bytes a first visit of lesson 10 transfers with an empty cache: until Python is ready, and in
    all once the course is saved for offline use (sizes as transferred: Chromium asks for Brotli on
-   http://127.0.0.1, a trustworthy address, so these are the .br copies' sizes).
+   http://127.0.0.1, a trustworthy address, so these are the .br copies' sizes);
+6. navigation start → the first cell's output in lesson 10's notebook (the JupyterLite app in
+   ``site/notebook/``, its Pyodide kernel on the course's Pyodide), Run pressed as soon as the cell is
+   visible: cold (fresh profile) and warm (a new tab in a persistent profile after a first visit), against
+   lesson 10's own cold and warm Python-ready times of the same run;
+7. the bytes that cold notebook visit transferred until that output, the notebook app's own files
+   (``/notebook/``) apart from the course's shared ones, and ``site/notebook/`` on disk.
 
 Times are taken on the page's own clock (``performance.now()``) by an init script and small in-page
 helpers, so Playwright's round trips are not counted. A copy of the built site and the bare page are
@@ -39,6 +45,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Request, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
 from labs.course import load_course
@@ -71,6 +78,14 @@ FIRST_VISIT_TARGET_MB = 7.0
 OFFLINE_REPEATS = 3
 CELL_TARGET_MS = 20.0
 CHECKS_TARGET_MS = 1000.0
+
+NOTEBOOK = "notebook/notebooks/index.html?path=L10.ipynb"
+NOTEBOOK_APP = "/notebook/"  # the notebook app's own files; everything else it loads is shared with the lessons
+NOTEBOOK_REPEATS = 3  # cold and warm notebook visits (each boots a kernel: 15-25 s on this machine)
+NOTEBOOK_TIMEOUT_MS = 150_000  # the kernel starts its own Pyodide, with IPython, on a busy two-core machine
+START_CELL = "await start('L10')"
+START_LINE = "L10 · The order of blame"  # the first line the start cell prints
+NOTEBOOK_SETTLE_MS = 15_000  # how long after that line the cell's prompt may still show it running
 
 # Runs in every document before its own scripts: notes each change of <html data-python> with the
 # page's clock, and the moment of every click on a link (kept in sessionStorage, which outlives a reload).
@@ -194,6 +209,42 @@ PAGE_MARKS_JS = """
 }
 """
 PAGE_FILES = ("ember.js", "course.json")
+
+# Runs in every document (acts only in the notebook app's): notes on the page's clock when the start cell is
+# in the page, when Shift+Enter is pressed, when its prompt shows it running, when its first line is printed,
+# and when it has run. Its prompt shows "*" right after its old outputs are cleared, so a warm visit's saved
+# output cannot count.
+NOTEBOOK_INIT_SCRIPT = f"""
+(() => {{
+  if (!location.pathname.includes("{NOTEBOOK_APP}")) return;
+  const marks = (window.__notebook = {{ visible: null, pressed: null, running: null, output: null, done: null }});
+  let cell = null;
+  const find = () => [...document.querySelectorAll(".jp-Notebook .jp-CodeCell")]
+    .find((c) => (c.querySelector(".jp-InputArea") || {{}}).textContent?.includes({json.dumps(START_CELL)}));
+  document.addEventListener("keydown", (event) => {{
+    if (event.key === "Enter" && event.shiftKey && marks.pressed === null) marks.pressed = performance.now();
+  }}, true);
+  const observer = new MutationObserver(() => {{
+    const now = performance.now();
+    if (!cell || !cell.isConnected) cell = find() || null;
+    if (!cell) return;
+    if (marks.visible === null) marks.visible = now;
+    if (marks.pressed === null) return;
+    const prompt = (cell.querySelector(".jp-InputPrompt") || {{}}).textContent || "";
+    const output = (cell.querySelector(".jp-OutputArea") || {{}}).textContent || "";
+    if (marks.running === null) {{
+      if (prompt.includes("*")) marks.running = now;
+      return;
+    }}
+    if (marks.output === null && output.includes({json.dumps(START_LINE)})) marks.output = now;
+    if (!prompt.includes("*") && prompt.trim() !== "[ ]:") {{
+      marks.done = now;
+      observer.disconnect();
+    }}
+  }});
+  observer.observe(document, {{ subtree: true, childList: true, characterData: true }});
+}})();
+"""
 
 # The worker's clock origin (when it started) and its fetches.
 WORKER_MARKS_JS = """
@@ -343,11 +394,8 @@ def wait_lab(page: Page) -> None:
 def weigh(page: Page, watch: Watch) -> tuple[int, list[tuple[str, int]]]:
     """Once the page is quiet: the response bodies' total size, and the size of each file."""
     page.wait_for_load_state("networkidle")
-    sizes: dict[str, int] = defaultdict(int)
-    for request in watch.finished:
-        sizes[urlparse(request.url).path] += request.sizes()["responseBodySize"]
-    ordered = sorted(sizes.items(), key=lambda item: -item[1])
-    return sum(sizes.values()), ordered
+    ordered = sizes_by_path(watch.finished)
+    return sum(size for _, size in ordered), ordered
 
 
 def boot_timeline(page: Page) -> list[tuple[str, float]]:
@@ -620,6 +668,168 @@ def note_problems(watch: Watch, report: Report) -> None:
         report.note(problem)
 
 
+@dataclass
+class NotebookVisit:
+    """One visit of lesson 10's notebook, in ms from its navigation start, and the start cell's output."""
+
+    visible: float
+    pressed: float
+    output: float
+    done: float | None  # None: its prompt still showed it running NOTEBOOK_SETTLE_MS after the output
+    text: str
+
+
+@dataclass
+class NotebookRuns:
+    """Every notebook visit of a run: cold and warm, the cold first visit's responses, and the requests seen."""
+
+    cold: list[NotebookVisit] = field(default_factory=list)
+    warm: list[NotebookVisit] = field(default_factory=list)
+    first_visit: list[tuple[str, int]] = field(default_factory=list)  # (path, bytes) until the first output
+    requests: int = 0
+    foreign: list[str] = field(default_factory=list)
+
+
+def notebook_context(context: BrowserContext, watch: Watch) -> None:
+    """Ready a context for notebook visits: both init scripts, and its requests watched."""
+    context.add_init_script(INIT_SCRIPT)
+    context.add_init_script(NOTEBOOK_INIT_SCRIPT)
+    watch.attach(context)
+
+
+def run_first_cell(page: Page, url: str) -> NotebookVisit:
+    """Open the notebook, click into the start cell as soon as it is visible, press Shift+Enter, and wait for its
+    first line of output, then (at most NOTEBOOK_SETTLE_MS more) for its prompt to show it has run."""
+    page.goto(url)
+    cell = page.locator(".jp-Notebook .jp-CodeCell").filter(has=page.locator(".jp-InputArea", has_text=START_CELL))
+    editor = cell.first.locator(".jp-InputArea-editor .cm-content")
+    editor.wait_for(state="visible", timeout=NOTEBOOK_TIMEOUT_MS)
+    editor.click()
+    page.keyboard.press("Shift+Enter")
+    try:
+        page.wait_for_function("() => window.__notebook && window.__notebook.output !== null",
+                               polling=100, timeout=NOTEBOOK_TIMEOUT_MS)
+        page.wait_for_function("() => window.__notebook.done !== null", polling=100, timeout=NOTEBOOK_SETTLE_MS)
+    except PlaywrightTimeoutError:
+        pass
+    marks = page.evaluate("window.__notebook")
+    if marks["output"] is None:
+        prompt = cell.first.locator(".jp-InputPrompt").inner_text()
+        raise RuntimeError(f"the notebook's start cell did not print {START_LINE!r}: prompt {prompt!r}, "
+                           f"marks {marks}")
+    text = cell.first.locator(".jp-OutputArea").inner_text()
+    return NotebookVisit(marks["visible"], marks["pressed"], marks["output"], marks["done"], text)
+
+
+def run_in_new_tab(context: BrowserContext, url: str) -> NotebookVisit:
+    """``run_first_cell`` in a new tab of the context, closed afterwards (without its unload prompt)."""
+    page = context.new_page()
+    try:
+        return run_first_cell(page, url)
+    finally:
+        page.close()
+
+
+def sizes_by_path(requests: list[Request]) -> list[tuple[str, int]]:
+    """The response bodies' size of each file asked for, heaviest first."""
+    sizes: dict[str, int] = defaultdict(int)
+    for request in requests:
+        sizes[urlparse(request.url).path] += request.sizes()["responseBodySize"]
+    return sorted(sizes.items(), key=lambda item: -item[1])
+
+
+def notebook_cold(browser: Browser, url: str, runs: NotebookRuns, report: Report) -> None:
+    """NOTEBOOK_REPEATS visits, each in a fresh profile; the first one's responses are kept for weighing."""
+    for index in range(NOTEBOOK_REPEATS):
+        watch = Watch()
+        context = browser.new_context(viewport=VIEWPORT)
+        notebook_context(context, watch)
+        try:
+            runs.cold.append(run_first_cell(context.new_page(), url))
+            if index == 0:  # the responses that had arrived when the start cell had run
+                runs.first_visit = sizes_by_path(list(watch.finished))
+            note_watch(watch, runs, report)
+        finally:
+            context.close()
+
+
+def notebook_warm(playwright: Playwright, url: str, runs: NotebookRuns, report: Report) -> None:
+    """A first visit in a persistent profile (cell run, page quiet), then NOTEBOOK_REPEATS visits in new tabs."""
+    watch = Watch()
+    with tempfile.TemporaryDirectory(prefix="ember-profile-") as profile:
+        context = playwright.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, args=FLAGS, headless=True, viewport=VIEWPORT)
+        try:
+            notebook_context(context, watch)
+            run_in_new_tab(context, url)
+            for page in context.pages:  # the blank tab a persistent context opens with
+                page.close()
+            for _ in range(NOTEBOOK_REPEATS):
+                runs.warm.append(run_in_new_tab(context, url))
+            note_watch(watch, runs, report)
+        finally:
+            context.close()
+
+
+def note_watch(watch: Watch, runs: NotebookRuns, report: Report) -> None:
+    """Count a notebook context's requests, keep any off 127.0.0.1, and carry its problems into the report."""
+    runs.requests += len(watch.requests)
+    runs.foreign += watch.foreign()
+    note_problems(watch, report)
+
+
+def folder_size(folder: Path) -> tuple[int, int, int]:
+    """Files in a folder (all levels), their bytes, and the bytes of the .br and .gz copies among them."""
+    files = [path for path in folder.rglob("*") if path.is_file()]
+    copies = sum(path.stat().st_size for path in files if path.suffix in (".br", ".gz"))
+    return len(files), sum(path.stat().st_size for path in files), copies
+
+
+def heaviest(files: list[tuple[str, int]], count: int = 3) -> str:
+    """The first few of (path, bytes) pairs, heaviest first, as text."""
+    return ", ".join(f"{path} {size / 1e6:.2f} MB" for path, size in files[:count])
+
+
+def notebook_rows(runs: NotebookRuns, cold_lesson: list[float], warm_lesson: list[float],
+                  report: Report) -> list[Row]:
+    """Rows for the notebook: navigation → first output, cold and warm, against lesson 10's boots; its bytes."""
+    rows = []
+    for kind, visits, lesson in (("cold", runs.cold, cold_lesson), ("warm", runs.warm, warm_lesson)):
+        rows.append(Row(f"6. notebook: navigation → start cell's output, {kind} (baseline: lesson 10 ready, {kind})",
+                        [v.output for v in visits], baseline=lesson, target="(report)"))
+        rows.append(Row("   of which: navigation → Shift+Enter (start cell visible)", [v.pressed for v in visits]))
+    app = [(path, size) for path, size in runs.first_visit if path.startswith(NOTEBOOK_APP)]
+    shared = [(path, size) for path, size in runs.first_visit if not path.startswith(NOTEBOOK_APP)]
+    app_bytes, shared_bytes = sum(size for _, size in app), sum(size for _, size in shared)
+    files, on_disk, copies = folder_size(SITE / "notebook")
+    rows += [
+        Row("7. bytes, cold notebook visit until the start cell has run", [(app_bytes + shared_bytes) / 1e6],
+            unit="MB", target="(report)"),
+        Row(f"   of which the notebook app's own ({NOTEBOOK_APP})", [app_bytes / 1e6], unit="MB"),
+        Row("   of which shared with the lessons (course Pyodide, other course files)", [shared_bytes / 1e6],
+            unit="MB"),
+        Row(f"   site/notebook/ on disk ({files} files)", [on_disk / 1e6], unit="MB"),
+    ]
+    pyodide = sum(size for path, size in shared if path.startswith("/assets/gen/pyodide/"))
+    report.note(f"cold notebook visit: {len(app)} files of the app and {len(shared)} shared until the start cell "
+                f"had run ({pyodide / 1e6:.2f} MB the course's Pyodide); heaviest of the app: {heaviest(app)}; "
+                f"heaviest shared: {heaviest(shared)}")
+    report.note(f"site/notebook/ on disk: {files} files, {on_disk / 1e6:.1f} MB, of which {copies / 1e6:.1f} MB "
+                f"are the .br and .gz copies")
+    report.note(f"notebook visits: {runs.requests} requests, {len(runs.foreign)} off 127.0.0.1"
+                + (f" ({', '.join(sorted(set(runs.foreign))[:5])})" if runs.foreign else ""))
+    visits = runs.cold + runs.warm
+    lines = sorted({v.text.strip().splitlines()[0] if v.text.strip() else "(none)" for v in visits})
+    settled = [v.done - v.output for v in visits if v.done is not None]
+    report.note(f"notebook start cell's first line: {' | '.join(lines)}; Shift+Enter → output, median cold "
+                f"{median([v.output - v.pressed for v in runs.cold]):.0f} ms, warm "
+                f"{median([v.output - v.pressed for v in runs.warm]):.0f} ms; output → prompt shows it has run: "
+                + (f"median {median(settled):.0f} ms" if settled else "never")
+                + (f"; in {len(visits) - len(settled)} of {len(visits)} visits the prompt still showed [*] "
+                   f"{NOTEBOOK_SETTLE_MS / 1000:.0f} s after the output" if len(settled) < len(visits) else ""))
+    return rows
+
+
 def boot_rows(lesson: list[float], bare: list[float], kind: str, target: float) -> Row:
     ratio = median(lesson) / median(bare)
     return Row(f"1. lesson 10 ready, {kind} (baseline: bare Pyodide)", lesson, baseline=bare,
@@ -681,7 +891,7 @@ def main() -> None:
     if not (SITE / "index.html").exists():
         raise SystemExit("site/ is not built: run `.venv/bin/python scripts/build_site.py` first")
     started, load = time.monotonic(), os.getloadavg()
-    report = Report()
+    report, notebook = Report(), NotebookRuns()
     with serve() as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         try:
@@ -692,16 +902,20 @@ def main() -> None:
                 cold_lesson.append(cold_ready(browser, base + LESSON, report, label and f"lesson 10, {label}", first))
                 cold_bare.append(cold_ready(browser, base + BARE_PAGE, report, label and f"bare, {label}"))
             session(browser, base, report)
+            notebook_cold(browser, base + NOTEBOOK, notebook, report)
+            progress("notebook, cold")
         finally:
             browser.close()
         warm_lesson, offline = warm_ready(playwright, base + LESSON, "lesson 10", report, lesson=True)
         warm_bare, _ = warm_ready(playwright, base + BARE_PAGE, "bare", report)
+        notebook_warm(playwright, base + NOTEBOOK, notebook, report)
+        progress("notebook, warm")
     bytes_rows = [row for row in report.rows if row.unit == "MB"]
     others = [row for row in report.rows if row not in bytes_rows]
     report.rows = [boot_rows(cold_lesson, cold_bare, "cold", COLD_RATIO_TARGET),
                    boot_rows(warm_lesson, warm_bare, "warm (from its snapshot)", WARM_RATIO_TARGET),
                    Row("   lesson 10 ready, reload with the browser offline", offline, target="(report)"),
-                   *others, *bytes_rows]
+                   *others, *bytes_rows, *notebook_rows(notebook, cold_lesson, warm_lesson, report)]
     print_report(report, time.monotonic() - started, load)
 
 

@@ -169,5 +169,7 @@ def build(site: Path, upstream_lock: Path) -> None:
     shutil.copytree(staged, target / WHEELS)
     for name in LEFTOVERS:
         (target / name).unlink(missing_ok=True)
+    # The app's editor asks for the host's /favicon.ico; the course's own icon answers it.
+    shutil.copy2(site / "assets" / "images" / "favicon.png", site / "favicon.ico")
     size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
     print(f"  notebook app: {sum(1 for p in target.rglob('*') if p.is_file())} files, {size / 1e6:.1f} MB", flush=True)

@@ -14,6 +14,7 @@ from .conftest import LESSON_10
 from .learner import (
     BOOT_MS,
     BREADTH_FIRST,
+    RUN_MS,
     gap_body,
     lab_editor,
     load_finished_pieces,
@@ -39,7 +40,8 @@ def saved_soon(page: Page, gap_id: str, text: str) -> None:
 
 def code_cell(notebook: Page, text: str):
     """The notebook's code cell whose source holds ``text``."""
-    return notebook.locator(".jp-Notebook .jp-CodeCell").filter(has=notebook.locator(".jp-InputArea", has_text=text)).first
+    source = notebook.locator(".jp-InputArea", has_text=text)
+    return notebook.locator(".jp-Notebook .jp-CodeCell").filter(has=source).first
 
 
 def run_notebook_cell(notebook: Page, cell, code: str | None = None):
@@ -54,6 +56,41 @@ def run_notebook_cell(notebook: Page, cell, code: str | None = None):
     expect(prompt).not_to_have_text("[ ]:", timeout=KERNEL_MS)
     expect(prompt).not_to_contain_text("*", timeout=KERNEL_MS)
     return cell.locator(".jp-OutputArea")
+
+
+def kernel_idle(notebook: Page) -> None:
+    """Wait until the notebook's kernel has started and is idle (as its indicator shows the learner)."""
+    expect(notebook.locator('.jp-Notebook-ExecutionIndicator[data-status="idle"]')).to_have_count(1, timeout=KERNEL_MS)
+
+
+def edit_in_the_notebooks_editor(notebook: Page, path: str, old: str, new: str) -> None:
+    """Open a drive file in the notebook app's editor, change ``old`` to ``new`` in it, and save (Ctrl+S)."""
+    notebook.goto(notebook.url.split("/notebook/")[0] + f"/notebook/edit/index.html?path={path}")
+    editor = notebook.locator(".jp-FileEditor .cm-content")
+    expect(editor).to_be_visible(timeout=BOOT_MS)
+    notebook.wait_for_function("""(old) => {  // CodeMirror draws only the lines in view: ask its document
+        const content = document.querySelector(".jp-FileEditor .cm-content");
+        return Boolean(content && content.cmView && content.cmView.view.state.doc.toString().includes(old));
+    }""", arg=old, timeout=BOOT_MS)
+    notebook.evaluate("""([old, replacement]) => {
+        const view = document.querySelector(".jp-FileEditor .cm-content").cmView.view;  // CodeMirror's own view
+        const at = view.state.doc.toString().indexOf(old);
+        if (at < 0) throw new Error("the editor does not show " + old);
+        view.dispatch({ changes: { from: at, to: at + old.length, insert: replacement } });
+    }""", [old, new])
+    editor.click()
+    notebook.keyboard.press("ControlOrMeta+s")
+    expect(notebook.locator(".jp-mod-dirty")).to_have_count(0, timeout=RUN_MS)
+    notebook.wait_for_function("""([name, path, text]) => new Promise((resolve) => {
+        const open = indexedDB.open(name);
+        open.onsuccess = () => {
+            const request = open.result.transaction("files").objectStore("files").get(path);
+            request.onsuccess = () => {
+                open.result.close();
+                resolve(Boolean(request.result && request.result.content.includes(text)));
+            };
+        };
+    })""", arg=[DRIVE, path, new], timeout=RUN_MS)
 
 
 def open_lesson_10_with_breadth_first_walk(page: Page, url: str) -> None:
@@ -83,6 +120,7 @@ def test_lesson_10_opens_as_a_notebook_on_the_learners_own_backward_and_comes_ba
     assert "path=L10.ipynb" in notebook.url
     assert notebook.locator(".jp-InputPrompt", has_text="[1]").count() == 0  # nothing ran on open
 
+    kernel_idle(notebook)
     start = run_notebook_cell(notebook, code_cell(notebook, "await start('L10')"))
     expect(start).to_contain_text("Your engine: ember/nudge.py")
     expect(start).to_contain_text("the notebook's drive")
@@ -96,21 +134,19 @@ def test_lesson_10_opens_as_a_notebook_on_the_learners_own_backward_and_comes_ba
     expect(checks).to_contain_text(f"of {claims} claims hold.")
 
     scratch = run_notebook_cell(notebook, code_cell(notebook, SCRATCH_LINE), (
-        f'{SCRATCH_LINE}\nfrom ember.scalar import Value\nx = Value(3.0, label="x")\ny = x * x + x\ny.label = "y"\ny.backward()\nprint("dy/dx", x.grad)\nshow(y)'))
+        f'{SCRATCH_LINE}\nfrom ember.scalar import Value\nx = Value(3.0, label="x")\ny = x * x + x\n'
+        'y.label = "y"\ny.backward()\nprint("dy/dx", x.grad)\nshow(y)'))
     expect(scratch).to_contain_text("dy/dx 7.0")
     expect(scratch.locator("svg").first).to_be_visible()
     assert scratch.locator("svg text", has_text="y").count() >= 1  # the picture names the learner's own nodes
 
-    edit = (f"{SCRATCH_LINE}\nfrom pathlib import Path\n"
-            "source = Path('ember/scalar.py').read_text()\n"
-            f"Path('ember/scalar.py').write_text(source.replace('node = queue.pop(0)', 'node = queue.pop(0)  {EDIT_MARK}'))\n"
-            "print('edited')")
-    expect(run_notebook_cell(notebook, code_cell(notebook, SCRATCH_LINE), edit)).to_contain_text("edited")
+    edit_in_the_notebooks_editor(notebook, "ember/scalar.py", "node = queue.pop(0)",
+                                 f"node = queue.pop(0)  {EDIT_MARK}")
+    assert EDIT_MARK in drive_file(notebook, "ember/scalar.py")
 
-    page.bring_to_front()
-    page.reload()
-    expect(page.locator(".ember-from-notebook")).to_contain_text("Taken from the notebook into your saved work: L10.backward",
-                                                                 timeout=BOOT_MS)
+    page.reload()  # the learner comes back to the lesson later
+    back = page.locator(".ember-from-notebook")
+    expect(back).to_contain_text("Taken from the notebook into your saved work: L10.backward", timeout=BOOT_MS)
     wait_for_lab(page)
     expect(lab_editor(page)).to_contain_text(EDIT_MARK)
     assert EDIT_MARK in stored_piece(page, "L10.backward")
@@ -139,7 +175,10 @@ def edit_in_drive(page: Page, path: str, old: str, new: str) -> None:
             const request = store.get(path);
             request.onsuccess = () => {
                 const model = request.result;
-                if (!model.content.includes(old)) { reject(new Error("the drive's file does not hold " + old)); return; }
+                if (!model.content.includes(old)) {
+                    reject(new Error("the drive's file does not hold " + old));
+                    return;
+                }
                 model.content = model.content.replace(old, replacement);
                 store.put(model, path).onsuccess = () => { open.result.close(); resolve(); };
             };

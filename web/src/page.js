@@ -10,6 +10,7 @@ const siteRoot = new URL("../../", here).href;
 let runtime = null;
 let course = null;
 let currentRoot = null; // the page now shown (instant navigation swaps it)
+let currentLab = null; // that page's lab, if it has one
 
 async function loadCourse() {
   if (!course) course = await (await fetch(new URL("course.json", here))).json();
@@ -140,26 +141,28 @@ async function mountPage() {
   // The editors wait for Python: they would only compete with its start for the two cores a laptop
   // may have, and nothing can run before it is up. Until then the cells show their code as text.
   await runtime.start().catch(() => null);
-  await fromNotebook(root, data, null);
+  currentLab = null;
+  await fromNotebook(root, data);
   const [{ mountCells }, { Lab }] = await Promise.all([import("./cells.js"), import("./lab.js")]);
   let lab = null;
   root.querySelectorAll(".ember-lab").forEach((holder) => { lab = new Lab(holder, { course: data, runtime, siteRoot }); });
-  watchNotebook(root, data, lab);
+  currentLab = lab;
+  watchNotebook(root, data);
   const loadFinished = lab ? () => lab.loadFinished(false) : null; // every lesson page has its lab
   mountCells(root, { runtime, lesson, page: location.pathname, loadFinished });
 }
 
 /** Take back what the notebook changed in the learner's gaps, and say so at the top of the page. */
-async function fromNotebook(root, data, lab) {
+async function fromNotebook(root, data) {
   let result;
   try {
     result = await takeBack(runtime, data.version);
   } catch (error) {
-    if (runtime.wasRestarted(error)) return fromNotebook(root, data, lab);
+    if (runtime.wasRestarted(error)) return fromNotebook(root, data);
     console.warn("could not read the notebook's files:", error);
     return;
   }
-  const rebuild = () => lab && lab.showEditors();
+  const rebuild = () => currentLab && currentLab.showEditors();
   root.querySelectorAll(".ember-from-notebook").forEach((old) => old.remove());
   const box = resultBox(result, { version: data.version, onChange: rebuild });
   if (box) root.prepend(box);
@@ -169,9 +172,9 @@ async function fromNotebook(root, data, lab) {
 let notebookWatch = null;
 
 /** Back from the notebook's tab: take its edits back into this page's lab. */
-function watchNotebook(root, data, lab) {
+function watchNotebook(root, data) {
   if (notebookWatch) document.removeEventListener("visibilitychange", notebookWatch);
-  notebookWatch = () => { if (document.visibilityState === "visible" && currentRoot === root) fromNotebook(root, data, lab); };
+  notebookWatch = () => { if (document.visibilityState === "visible" && currentRoot === root) fromNotebook(root, data); };
   document.addEventListener("visibilitychange", notebookWatch);
 }
 

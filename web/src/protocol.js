@@ -8,6 +8,7 @@ export const REQUEST = Object.freeze({
   CHECK: "check", // run a lesson's checks; payload { lab, exact, pieces } -> a report with one result per claim
   MODULE: "module", // the learner's files; payload { lab, exact, pieces } -> { files: {name: {source, gaps}}, exact, problem }
   EARLIER: "earlier", // finished pieces for earlier gaps; payload { lab, exact, pieces, replace_own } -> { changes, own }
+  EDITS: "edits", // what the notebook changed; payload { before, now: {file: source} } -> { changed: {gap: {before, now}}, broken: {file: why} }
 });
 
 /**

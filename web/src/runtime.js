@@ -192,6 +192,11 @@ export class Runtime extends EventTarget {
     return this.request(REQUEST.EARLIER, payload);
   }
 
+  /** What the notebook changed in the learner's files, gap by gap: payload { before, now: {file: source} }. */
+  edits(payload) {
+    return this.request(REQUEST.EDITS, payload);
+  }
+
   /** True when a request failed because Python was restarted under it (the learner's code is safe). */
   wasRestarted(error) {
     return error instanceof RuntimeRestarted;
