@@ -14,6 +14,8 @@ browser's storage (IndexedDB) and writes them into a folder of its own.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -181,7 +183,10 @@ def check(lesson_id: str) -> None:
     if folder is None:
         print("Run the notebook's first cell (await start(...)) first: it finds your files.")
         return
+    report = io.StringIO()  # printed in one piece: the kernel's stream can drop lines written while checks run
     try:
-        check_file(load_course(), lesson_id, folder / "ember" / "scalar.py")
+        with contextlib.redirect_stdout(report):
+            check_file(load_course(), lesson_id, folder / "ember" / "scalar.py")
     except UsageError as error:
-        print(error)
+        report.write(f"{error}\n")
+    print(report.getvalue(), end="")

@@ -250,3 +250,47 @@ def test_a_notebook_file_with_a_lost_marker_gives_nothing_back_and_says_why(page
     copy = drive_file(page, "ember/scalar.py.1.bak")
     assert copy is not None and marker not in copy
     assert marker in drive_file(page, "ember/scalar.py")
+
+
+OTHER_HOST = "ember.test"  # resolved to 127.0.0.1 by the browser itself: plain HTTP, not a secure context
+
+
+def test_on_plain_http_from_another_address_the_kernel_reads_the_learners_files_from_storage(playwright) -> None:
+    from .conftest import CHROMIUM, FLAGS, SITE, Server
+
+    server = Server(SITE, isolate=False)
+    browser = playwright.chromium.launch(executable_path=CHROMIUM,
+                                         args=[*FLAGS, f"--host-resolver-rules=MAP {OTHER_HOST} 127.0.0.1"])
+    foreign, missing = [], []
+    try:
+        context = browser.new_context(viewport={"width": 1200, "height": 900})
+        context.add_init_script("try { localStorage.setItem('ember:offline', 'off'); } catch {}")
+
+        def route(route_, request) -> None:
+            host = request.url.split("/")[2].split(":")[0] if "://" in request.url else ""
+            if request.url.startswith(("http", "ws")) and host not in (OTHER_HOST, "127.0.0.1"):
+                foreign.append(request.url)
+                route_.abort()
+            else:
+                route_.continue_()
+
+        context.route("**/*", route)
+        context.on("response", lambda response: response.status == 404 and missing.append(response.url))
+        page = context.new_page()
+        url = f"http://{OTHER_HOST}:{server.server.server_address[1]}/"
+        open_lesson_10_with_breadth_first_walk(page, url)
+        assert page.evaluate("isSecureContext") is False  # no service worker, no isolation: the drive cannot work
+        notebook = open_notebook(page, context)
+        kernel_idle(notebook)
+        start = run_notebook_cell(notebook, code_cell(notebook, "await start('L10')"))
+        expect(start).to_contain_text("from the browser's storage")
+        checks = run_notebook_cell(notebook, code_cell(notebook, "check('L10')"))
+        expect(checks).to_contain_text("[FAIL] the trap graph gives w.grad = 28")  # the learner's breadth-first walk
+        claims = len(COURSE.lesson("L10").claims)
+        expect(checks).to_contain_text(f"of {claims} claims hold.")
+        context.close()
+    finally:
+        browser.close()
+        server.stop()
+    assert not foreign, f"requests off 127.0.0.1: {foreign}"
+    assert not missing, f"404s: {missing}"
