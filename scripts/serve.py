@@ -19,6 +19,9 @@ from typing import BinaryIO, ClassVar
 TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
          ".json": "application/json", ".whl": "application/zip", ".zip": "application/zip"}
 ENCODINGS = (("br", ".br"), ("gzip", ".gz"))  # preferred first
+# The notebook app is served without the isolation headers: it needs none (its drive works through
+# its own service worker), and JupyterLite 0.8.6's isolated path hangs when Python writes a file.
+NOT_ISOLATED = "/notebook/"
 
 
 def accepted(header: str) -> set[str]:
@@ -76,7 +79,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         return handle
 
     def end_headers(self) -> None:
-        if self.isolate:
+        if self.isolate and not self.path.startswith(NOT_ISOLATED):
             self.send_header("Cross-Origin-Opener-Policy", "same-origin")
             self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
             self.send_header("Cross-Origin-Resource-Policy", "same-origin")
