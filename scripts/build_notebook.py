@@ -109,7 +109,7 @@ def pyodide_lock(wheels: list[Path], upstream: dict) -> dict:
             "name": key, "version": version, "file_name": wheel.name, "install_dir": "site",
             "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(), "package_type": "package",
             "imports": ["labs", "hx"] if key == COURSE_WHEEL else imports,
-            "depends": [d for d in known.get("depends", []) if _canonical(d) in shipped],
+            "depends": [_canonical(d) for d in known.get("depends", []) if _canonical(d) in shipped],
             "unvendored_tests": False, "shared_library": False,
         }
     return {"info": upstream["info"], "packages": packages}

@@ -16,6 +16,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the build's own modules, also when imported as scripts.*
 import build_notebook
 from buildkit import ROOT, download_wheels, run
 

@@ -25,6 +25,8 @@ def folder(tmp_path: Path) -> Path:
     (tmp_path / "lesson").mkdir()
     (tmp_path / "lesson" / "index.html").write_text("<p>lesson</p>")
     (tmp_path / "lesson" / "index.html.gz").write_bytes(gzip.compress(b"<p>lesson</p>"))
+    (tmp_path / "notebook").mkdir()
+    (tmp_path / "notebook" / "index.html").write_text("<p>notebook</p>")
     return tmp_path
 
 
@@ -71,6 +73,14 @@ def test_an_unchanged_copy_answers_304(server: int) -> None:
     since = headers["last-modified"]
     status, again, body = get(server, "/app.js", **{"Accept-Encoding": "gzip", "If-Modified-Since": since})
     assert (status, body) == (304, b"") and again["vary"] == "Accept-Encoding"
+
+
+def test_the_notebook_app_is_served_without_isolation_headers_and_the_lessons_with_them(server: int) -> None:
+    _, lesson, _ = get(server, "/lesson/")
+    _, notebook, body = get(server, "/notebook/index.html")
+    assert lesson["cross-origin-opener-policy"] == "same-origin"
+    assert body == b"<p>notebook</p>"
+    assert not [name for name in notebook if name.startswith("cross-origin")]
 
 
 def test_accept_encoding_is_read_with_its_weights() -> None:

@@ -1,0 +1,56 @@
+"""The built notebook app: its own Pyodide settings, and a lock that lists exactly the wheels it ships."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+
+from .conftest import SITE
+
+APP = SITE / "notebook"
+KERNEL = "@jupyterlite/pyodide-kernel-extension:kernel"
+NEEDED_AT_START = {"micropip", "piplite", "ipykernel", "comm", "pyodide-kernel", "jedi", "ipython"}
+
+
+def config() -> dict:
+    return json.loads((APP / "jupyter-lite.json").read_text())["jupyter-config-data"]
+
+
+def test_the_kernel_loads_the_courses_pyodide_and_never_an_index() -> None:
+    kernel = config()["litePluginSettings"][KERNEL]
+    assert kernel["pyodideUrl"] == "./../assets/gen/pyodide/pyodide.mjs"
+    assert (APP / ".." / "assets" / "gen" / "pyodide" / "pyodide.mjs").is_file()
+    assert kernel["disablePyPIFallback"] is True
+    assert config()["contentsStorageName"] == "ember-notebook"
+    packages = kernel["loadPyodideOptions"]["packages"]
+    assert set(packages) >= NEEDED_AT_START  # loaded while Pyodide starts, none one by one afterwards
+    assert "ember-course" in packages and "graphviz" in packages
+
+
+def test_the_lock_lists_exactly_the_shipped_wheels_with_their_real_hashes() -> None:
+    lock = json.loads((APP / "wheels" / "pyodide-lock.json").read_text())
+    listed = {entry["file_name"]: entry for entry in lock["packages"].values()}
+    shipped = {path.name for path in (APP / "wheels").glob("*.whl")}
+    assert set(listed) == shipped
+    for name, entry in listed.items():
+        assert entry["sha256"] == hashlib.sha256((APP / "wheels" / name).read_bytes()).hexdigest(), name
+        for dependency in entry["depends"]:
+            assert dependency in lock["packages"], (name, dependency)
+    assert set(config()["litePluginSettings"][KERNEL]["loadPyodideOptions"]["packages"]) == set(lock["packages"])
+
+
+def test_the_course_wheel_carries_labs_and_the_finished_engine_but_no_importable_ember() -> None:
+    (wheel,) = (APP / "wheels").glob("ember_course-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "labs/notebook.py" in names and "labs/lessons/L10.toml" in names and "hx/dot.py" in names
+    assert "labs/reference/scalar.py" in names
+    assert not [name for name in names if name.startswith("ember/")]
+
+
+def test_the_app_ships_its_notebooks_and_no_source_maps() -> None:
+    assert not list(APP.rglob("*.map"))
+    files = json.loads((APP / "api" / "contents" / "all.json").read_text())
+    names = {item["name"] for item in files["content"]}
+    assert {"L01.ipynb", "L10.ipynb", "L13.ipynb", "ember"} <= names
+    assert not (SITE / "offline.json").read_text().count('"notebook/')  # not in the course's offline copy
