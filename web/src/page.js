@@ -11,6 +11,7 @@ let runtime = null;
 let course = null;
 let currentRoot = null; // the page now shown (instant navigation swaps it)
 let currentLab = null; // that page's lab, if it has one
+const NOTEBOOK_WAIT_MS = 10_000;
 
 async function loadCourse() {
   if (!course) course = await (await fetch(new URL("course.json", here))).json();
@@ -156,7 +157,8 @@ async function mountPage() {
 async function fromNotebook(root, data) {
   let result;
   try {
-    result = await takeBack(runtime, data.version);
+    const late = new Promise((_, reject) => setTimeout(() => reject(new Error("the notebook's storage did not answer")), NOTEBOOK_WAIT_MS));
+    result = await Promise.race([takeBack(runtime, data.version), late]); // the lab never waits on it for long
   } catch (error) {
     if (runtime.wasRestarted(error)) return fromNotebook(root, data);
     console.warn("could not read the notebook's files:", error);
