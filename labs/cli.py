@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .course import REFERENCE_DIR, Course, CourseError, Lesson, load_course
 from .gaps import GapSyntaxError, find_gaps
-from .learner import Work, earlier_finished, module_sources, read_pieces
+from .learner import INIT_SOURCE, Work, earlier_finished, module_sources, read_pieces
 from .pipeline import LOAD_HINT_CLI, Report, check_lesson
 
 WORKING_COPY = Path("ember") / "scalar.py"
@@ -72,7 +72,7 @@ def start(course: Course, lab: str, folder: Path, finished_earlier: bool) -> int
     target.mkdir(parents=True, exist_ok=True)
     init = target / "__init__.py"
     if not init.exists():
-        init.write_text('"""My ember: reverse-mode automatic differentiation on single numbers."""\n', encoding="utf-8")
+        init.write_text(INIT_SOURCE, encoding="utf-8")
     filled: dict[str, str] = {}
     if finished_earlier:
         filled = earlier_finished(course, lesson.id, Work(pieces)).missing

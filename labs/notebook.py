@@ -30,7 +30,7 @@ STORE = "files"
 COPY_DIR = Path("/home/pyodide/ember-from-storage")  # where the fallback writes the learner's files
 VIZ_FROM_APP = "../assets/gen/viz.js"  # the course's Graphviz (viz.js), relative to the app's folder
 
-_state: dict[str, Any] = {"folder": None, "viz": None, "from": ""}
+_state: dict[str, Any] = {"folder": None, "viz": None}
 
 READ_STORAGE_JS = """
 (name, store) => new Promise((resolve) => {

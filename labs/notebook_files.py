@@ -13,11 +13,10 @@ import html
 import json
 
 from .course import Course, Lesson
-from .learner import module_sources
+from .learner import INIT_SOURCE, module_sources
 from .pages import example_cells
 
 APP_FOLDER = "notebook"  # the app's folder in the built site
-INIT_SOURCE = '"""My ember: reverse-mode automatic differentiation on single numbers."""\n'
 SCRATCH_LINE = "# Scratch: try anything here."
 RESTART_NOTE = (
     "Changed a file in `ember/`? Run the first cell again: it forgets the `ember` modules imported so far, "

@@ -25,7 +25,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from buildkit import ROOT, download_wheels, pins, run
+from buildkit import ROOT, download_wheels, pins, python_files, run
 
 LITE_VENV = ROOT / ".venv-notebook"
 WORK = ROOT / ".cache" / "notebook"  # the lite dir: jupyter-lite.json and the contents
@@ -34,7 +34,6 @@ REQUIREMENTS = ROOT / "requirements-notebook-wheels.txt"
 KERNEL_WHEELS = LITE_VENV / "share/jupyter/labextensions/@jupyterlite/pyodide-kernel-extension/static/pypi"
 KERNEL_OWN = ("piplite", "pyodide_kernel", "ipykernel")  # shipped inside the kernel's extension
 APPS = ("notebooks", "edit", "tree")
-STORAGE_NAME = "ember-notebook"  # IndexedDB database of the app's drive; the lesson pages write there too
 WHEELS = "wheels"
 LOCK = "pyodide-lock.json"
 COURSE_WHEEL = "ember-course"
@@ -45,7 +44,7 @@ LEFTOVERS = ("rspack.config.js", "rspack.config.analyze.js", "rspack.config.watc
 
 sys.path.insert(0, str(ROOT))
 from labs.course import REFERENCE_DIR, load_course  # noqa: E402 - needs the repository on sys.path first
-from labs.notebook import STORAGE_NAME as KERNEL_STORAGE_NAME  # noqa: E402
+from labs.notebook import STORAGE_NAME  # noqa: E402 - the drive's IndexedDB database; the lesson pages write there too
 from labs.notebook_files import APP_FOLDER, notebook_contents  # noqa: E402
 from labs.pages import lesson_pages  # noqa: E402
 
@@ -68,11 +67,7 @@ def course_wheel(target: Path) -> Path:
 
     The finished engine goes inside labs/ so that the only `ember` the kernel can import is the learner's.
     """
-    files: dict[str, bytes] = {}
-    for package in ("labs", "hx"):
-        for path in sorted((ROOT / package).rglob("*")):
-            if path.is_file() and path.suffix in {".py", ".toml", ".json"} and "__pycache__" not in path.parts:
-                files[path.relative_to(ROOT).as_posix()] = path.read_bytes()
+    files = {path.relative_to(ROOT).as_posix(): path.read_bytes() for path in python_files(("labs", "hx"))}
     for path in sorted(REFERENCE_DIR.glob("*.py")):
         files[f"labs/reference/{path.name}"] = path.read_bytes()
     version = "0.1.0+" + hashlib.sha256(b"".join(name.encode() + data for name, data in files.items())).hexdigest()[:12]
@@ -104,11 +99,11 @@ def pyodide_lock(wheels: list[Path], upstream: dict) -> dict:
         name, version = wheel.name.split("-")[:2]
         key = _canonical(name)
         known = upstream["packages"].get(key, {})
-        imports = [COURSE_WHEEL] if key == COURSE_WHEEL else known.get("imports", [name])
+        imports = ["labs", "hx"] if key == COURSE_WHEEL else known.get("imports", [name])
         packages[key] = {
             "name": key, "version": version, "file_name": wheel.name, "install_dir": "site",
             "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(), "package_type": "package",
-            "imports": ["labs", "hx"] if key == COURSE_WHEEL else imports,
+            "imports": imports,
             "depends": [_canonical(d) for d in known.get("depends", []) if _canonical(d) in shipped],
             "unvendored_tests": False, "shared_library": False,
         }
@@ -136,8 +131,6 @@ def lite_config(packages: list[str]) -> dict:
 
 def build(site: Path, upstream_lock: Path) -> None:
     """Build the notebook app into ``site``/notebook/ (after MkDocs has built the rest of ``site``)."""
-    if KERNEL_STORAGE_NAME != STORAGE_NAME:
-        raise SystemExit("labs/notebook.py and scripts/build_notebook.py name different drive databases")
     print("== building the notebook app", flush=True)
     WORK.mkdir(parents=True, exist_ok=True)
     write_contents(WORK / "content")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the build's own modules, also when imported as scripts.*
 import build_notebook
-from buildkit import ROOT, download_wheels, run
+from buildkit import ROOT, download_wheels, python_files, run
 
 SITE = ROOT / "site"
 GEN = ROOT / "docs" / "assets" / "gen"
@@ -52,10 +52,7 @@ def wheels() -> list[str]:
 
 def python_bundle() -> tuple[str, str]:
     """Zip the course's Python packages; answer (file name relative to gen/, course version)."""
-    files = sorted(
-        path for package in PYTHON_PACKAGES for path in (ROOT / package).rglob("*")
-        if path.is_file() and path.suffix in {".py", ".toml", ".json"} and "__pycache__" not in path.parts
-    )
+    files = python_files(PYTHON_PACKAGES)
     digest = hashlib.sha256()
     for path in files:
         digest.update(str(path.relative_to(ROOT)).encode())

@@ -1,4 +1,5 @@
-"""What the site's build steps share: the repository's root, running a command, fetching pinned wheels."""
+"""What the site's build steps share: the repository's root, running a command, the course's Python files,
+fetching pinned wheels."""
 
 from __future__ import annotations
 
@@ -13,6 +14,14 @@ def run(*command: str, cwd: Path = ROOT) -> None:
     """Run a command (from the repository root unless told), failing the build if it fails."""
     print("  $", " ".join(command), flush=True)
     subprocess.run(command, cwd=cwd, check=True)
+
+
+def python_files(packages: tuple[str, ...]) -> list[Path]:
+    """The files of the course's Python packages that ship to the browser (sources and data), sorted."""
+    return sorted(
+        path for package in packages for path in (ROOT / package).rglob("*")
+        if path.is_file() and path.suffix in {".py", ".toml", ".json"} and "__pycache__" not in path.parts
+    )
 
 
 def pins(requirements: Path) -> dict[str, str]:
