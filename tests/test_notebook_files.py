@@ -165,3 +165,20 @@ def test_forgetting_ember_drops_only_ember_modules(monkeypatch: pytest.MonkeyPat
     notebook.forget_ember()
     assert "ember.fake_for_test" not in sys.modules and "ember" not in sys.modules
     assert "labs.notebook" in sys.modules
+
+
+def test_without_a_drive_or_a_stored_copy_the_first_cell_says_where_to_open_it(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    async def nothing_stored() -> dict[str, str]:
+        return {}
+
+    monkeypatch.setattr(notebook, "_stored_files", nothing_stored)
+    monkeypatch.chdir(tmp_path)  # a working folder with no ember/ in it: no drive
+    with pytest.raises(RuntimeError, match="Open as notebook button"):
+        asyncio.run(notebook.find_engine())
+
+
+def test_a_graph_drawn_before_the_first_cell_asks_for_it() -> None:
+    notebook._state["viz"] = None
+    with pytest.raises(RuntimeError, match="run the notebook's first cell"):
+        notebook.svg("digraph { a -> b }")
