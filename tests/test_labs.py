@@ -293,6 +293,20 @@ def test_a_known_wrong_piece_breaks_its_claims_with_their_messages(mutant: Mutan
         assert matches_template(result.message, COURSE.lesson(lesson).claim(claim_id).messages[key])
 
 
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
+def test_a_known_wrong_piece_is_named_by_the_messages_it_triggers(mutant: Mutant) -> None:
+    """Each word a mutant lists (its fault, in the learner's terms) is in a message of a claim it breaks."""
+    assert mutant.words, f"mutant {mutant.name!r} lists no words naming its fault"
+    messages = []
+    for lesson in sorted({lesson for lesson, _, _ in mutant.breaks}):
+        report = check_lesson(lesson, mutant_sources(COURSE, mutant, lesson))
+        broken = {f"{lesson}.{claim_id}" for item_lesson, claim_id, _ in mutant.breaks if item_lesson == lesson}
+        messages += [r.message for r in report.results if r.claim in broken and not r.passed]
+    text = " ".join(messages).lower()
+    missing = [word for word in mutant.words if word.lower() not in text]
+    assert not missing, (missing, messages)
+
+
 def matches_template(message: str, template: str) -> bool:
     """True when a message is its template with each {field} filled in."""
     import re

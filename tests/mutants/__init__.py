@@ -14,11 +14,13 @@ MUTANT_DIR = Path(__file__).resolve().parent
 
 @dataclass(frozen=True)
 class Mutant:
-    """A wrong piece for one or more gaps, and the (lesson, claim, message) triples it must trigger."""
+    """A wrong piece for one or more gaps, the (lesson, claim, message) triples it must trigger, and the
+    words that the messages it triggers must use to name its fault."""
 
     name: str
     pieces: dict[str, str]
     breaks: tuple[tuple[str, str, str], ...]
+    words: tuple[str, ...]
 
 
 def _parse_break(text: str) -> tuple[str, str, str]:
@@ -34,7 +36,8 @@ def load_mutants() -> list[Mutant]:
         with path.open("rb") as handle:
             table = tomllib.load(handle)
         for raw in table["mutants"]:
-            mutants.append(Mutant(raw["name"], dict(raw["pieces"]), tuple(_parse_break(b) for b in raw["breaks"])))
+            breaks = tuple(_parse_break(b) for b in raw["breaks"])
+            mutants.append(Mutant(raw["name"], dict(raw["pieces"]), breaks, tuple(raw.get("words", ()))))
     return mutants
 
 
