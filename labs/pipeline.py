@@ -7,11 +7,14 @@ claim of the lesson, each with a name, a verdict and a message.
 
 from __future__ import annotations
 
-import itertools
+import importlib
+import importlib.abc
+import importlib.util
 import sys
 import types
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from importlib.machinery import ModuleSpec
 
 from .claimkit import Env, Fail
 from .course import Claim, Course, Lesson, load_course
@@ -21,7 +24,6 @@ from .problems import LearnerFile, Problem, describe_error, where
 from .timelimit import shallow_recursion, time_limit
 
 IMPORT_SECONDS = 5.0
-_fresh_ids = itertools.count()
 
 
 @dataclass
@@ -72,30 +74,58 @@ def learner_files(course: Course, sources: dict[str, str], paths: dict[str, str]
     return files
 
 
+PACKAGE = "ember"
+
+
+class _LearnerFiles(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Answers ``import ember.X`` (or ``from .X import ...``) with the learner's own file X, in any order.
+
+    Only the learner's files are found under ``ember`` while it is installed: a file they do not
+    have is a ModuleNotFoundError, never the course's finished copy.
+    """
+
+    def __init__(self, files: list[LearnerFile]) -> None:
+        self.files = {item.module: item for item in files}
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> ModuleSpec | None:
+        package, _, name = fullname.partition(".")
+        if package != PACKAGE or name not in self.files:
+            return None
+        return importlib.util.spec_from_loader(fullname, self, origin=self.files[name].path)
+
+    def create_module(self, spec: ModuleSpec) -> None:
+        return None  # the default module object
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        item = self.files[module.__name__.partition(".")[2]]
+        module.__file__ = item.path
+        exec(compile(item.source, item.path, "exec"), module.__dict__)
+
+
 def _install(files: list[LearnerFile], names: frozenset[str]) -> Iterator[Env]:
-    """Import the learner's files as a fresh package; remove it from sys.modules afterwards."""
-    package = f"_ember_learner_{next(_fresh_ids)}"
-    root = types.ModuleType(package)
+    """Import the learner's files as the package ``ember``, for as long as the checks run.
+
+    Whatever ``ember`` modules were imported before (the page's cells, the course's own) are set
+    aside and put back afterwards, so a check sees only the learner's files and leaves nothing behind.
+    """
+    aside = {name: module for name, module in sys.modules.items()
+             if name == PACKAGE or name.startswith(PACKAGE + ".")}
+    for name in aside:
+        del sys.modules[name]
+    root = types.ModuleType(PACKAGE, "The learner's files, as the checks import them.")
     root.__path__ = []
-    names = [package]
-    sys.modules[package] = root
-    modules: dict[str, types.ModuleType] = {}
+    root.__package__ = PACKAGE
+    sys.modules[PACKAGE] = root
+    finder = _LearnerFiles(files)
+    sys.meta_path.insert(0, finder)
     try:
-        for item in files:
-            name = f"{package}.{item.module}"
-            module = types.ModuleType(name)
-            module.__file__ = item.path
-            module.__package__ = package
-            sys.modules[name] = module
-            names.append(name)
-            code = compile(item.source, item.path, "exec")
-            exec(code, module.__dict__)
-            setattr(root, item.module, module)
-            modules[item.module] = module
+        modules = {item.module: importlib.import_module(f"{PACKAGE}.{item.module}") for item in files}
         yield Env(modules, names)
     finally:
-        for name in names:
-            sys.modules.pop(name, None)
+        sys.meta_path.remove(finder)
+        for name in [name for name in sys.modules if name == PACKAGE or name.startswith(PACKAGE + ".")]:
+            del sys.modules[name]
+        sys.modules.update(aside)
 
 
 def _blocked(claim: Claim, problem: Problem) -> ClaimResult:

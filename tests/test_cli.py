@@ -72,6 +72,23 @@ def test_check_all_fails_on_a_known_wrong_piece_with_its_message(
     assert fixed_text in out
 
 
+def test_from_the_repository_root_a_check_runs_the_learners_files_not_the_courses(tmp_path: Path) -> None:
+    """mywork/ember/scalar.py imports ember.graph: the learner's graph.py beside it, never ember/graph.py."""
+    assert run("start", "L10", "--ref-deps", "--dir", str(tmp_path), cwd=REPO).returncode == 0
+    scalar, graph = tmp_path / "ember" / "scalar.py", tmp_path / "ember" / "graph.py"
+    write_gap(scalar, "L10.backward", (
+        "def backward(self):\n    from ember.graph import toposort\n    self.grad = 1.0\n"
+        "    for node in toposort(self, lambda v: v._prev):\n        node._backward()\n"))
+    right = run("check", "L10", "--file", str(scalar), cwd=REPO)
+    assert "[pass] the trap graph gives w.grad = 28" in right.stdout, right.stdout
+    write_gap(graph, "L06.toposort", (  # breadth-first: the trap graph's order is wrong
+        "def toposort(root, parents):\n    order = [root]\n    for node in order:\n"
+        "        order += [p for p in parents(node) if p not in order]\n    return order\n"))
+    wrong = run("check", "L10", "--file", str(scalar), cwd=REPO)
+    assert wrong.returncode == 1
+    assert "[FAIL] the trap graph gives w.grad = 28" in wrong.stdout
+
+
 @pytest.mark.parametrize("args, message", [
     (("check", "L99"), "there is no lesson 'L99'; the lessons are L01, L02"),
     (("check", "L10", "--file", "missing.py"), "no such file: missing.py"),

@@ -274,12 +274,78 @@ def test_a_file_without_markers_is_checked_too() -> None:
     assert check_lesson("L10", {"scalar.py": plain}).passed
 
 
-def test_the_learners_modules_do_not_stay_imported() -> None:
+def test_a_check_leaves_the_ember_modules_it_found_as_they_were() -> None:
     import sys
 
-    before = set(sys.modules)
+    import ember.scalar
+
+    before = {name: module for name, module in sys.modules.items() if name.split(".")[0] == "ember"}
     check_lesson("L10", reference_sources())
-    assert not [name for name in set(sys.modules) - before if name.startswith("_ember_learner_")]
+    after = {name: module for name, module in sys.modules.items() if name.split(".")[0] == "ember"}
+    assert after == before and sys.modules["ember.scalar"] is ember.scalar
+
+
+# --- imports between the learner's files -----------------------------------------------------
+
+BACKWARD_WITH_TOPOSORT = """
+def backward(self) -> None:
+    from ember.graph import toposort
+    order = toposort(self, lambda v: v._prev)
+    for node in order:
+        if node._prev:
+            node.grad = 0.0
+    self.grad = 1.0
+    for node in order:
+        node._backward()
+"""
+BREADTH_FIRST_TOPOSORT = """
+def toposort(root, parents):
+    order, seen = [root], {root}
+    for node in order:
+        for parent in parents(node):
+            if parent not in seen:
+                seen.add(parent)
+                order.append(parent)
+    return order
+"""
+
+
+def with_pieces(lab: str, **pieces: str) -> dict[str, str]:
+    """The learner's files as ``lab`` starts: every earlier piece finished, and these pieces."""
+    number = COURSE.lessons[lab].number
+    mine = {gap.replace("_", ".", 1): textwrap.dedent(code) for gap, code in pieces.items()}
+    return module_sources(COURSE, lab, finished_pieces(COURSE, number - 1) | mine)
+
+
+def test_backward_may_call_the_learners_own_toposort() -> None:
+    report = check_lesson("L10", with_pieces("L10", L10_backward=BACKWARD_WITH_TOPOSORT))
+    assert report.passed, [r.message for r in report.results if not r.passed]
+
+
+def test_a_relative_import_of_the_learners_own_sort_works_too() -> None:
+    body = BACKWARD_WITH_TOPOSORT.replace("from ember.graph import", "from .graph import")
+    assert check_lesson("L10", with_pieces("L10", L10_backward=body)).passed
+
+
+def test_the_learners_own_sort_is_the_one_imported_wrong_or_right() -> None:
+    sources = with_pieces("L10", L06_toposort=BREADTH_FIRST_TOPOSORT, L10_backward=BACKWARD_WITH_TOPOSORT)
+    report = check_lesson("L10", sources)
+    (trap,) = [r for r in report.results if r.claim == "L10.trap_graph"]
+    assert not trap.passed and "28" in trap.message
+
+
+def test_a_learner_file_may_import_a_file_that_comes_later() -> None:
+    sources = with_pieces("L10", L10_backward=BACKWARD_WITH_TOPOSORT)
+    sources["graph.py"] += "\nfrom ember.scalar import Value as _Value  # a file that comes later\n"
+    assert check_lesson("L10", sources).passed
+
+
+def test_a_learner_file_that_is_missing_is_never_the_courses_copy() -> None:
+    sources = with_pieces("L10", L10_backward=BACKWARD_WITH_TOPOSORT)
+    del sources["graph.py"]
+    report = check_lesson("L10", sources)
+    assert not report.passed
+    assert "No module named 'ember.graph'" in report.results[0].message
 
 
 # --- known-wrong pieces ----------------------------------------------------------------------

@@ -113,3 +113,18 @@ def test_tables_and_reference_numbers_reach_a_cell(session: Session) -> None:
     assert item == {"kind": "table", "title": "<ledger>", "headers": ["node", "grad"],
                     "rows": [["w", "-0.5"], ["x", "-0.125"]]}
     assert run(session, "reference_numbers('../secrets')")["error"]["message"].startswith("ValueError")
+
+
+def test_a_check_before_any_cell_imports_between_the_learners_files(session: Session) -> None:
+    """backward() calls the learner's own toposort: the check needs no cell to have run first."""
+    from tests.test_labs import BACKWARD_WITH_TOPOSORT
+
+    pieces = finished_pieces(COURSE, 9) | {"L10.backward": BACKWARD_WITH_TOPOSORT.lstrip("\n")}
+    report = json.loads(session.handle("check", json.dumps({"lab": "L10", "pieces": pieces})))
+    assert report["passed"], [r["message"] for r in report["results"] if not r["passed"]]
+    cell = run(session, "from ember.scalar import Value\nimport ember.graph\nprint(ember.graph.__file__)", pieces)
+    assert cell["error"] is None and cell["outputs"][0]["text"].strip().endswith("ember/graph.py")
+    again = json.loads(session.handle("check", json.dumps({"lab": "L10", "pieces": pieces})))
+    assert again["passed"]
+    after = run(session, "import ember.graph as g\nprint(g.__file__ == ember.graph.__file__, Value.__module__)", pieces)
+    assert after["outputs"][0]["text"] == "True ember.scalar\n"

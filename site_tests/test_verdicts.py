@@ -1,0 +1,79 @@
+"""The page and the terminal agree: every known-wrong piece gets the same verdict from the checks run
+by the page's own worker (Pyodide) as from `python -m labs check` (CPython), and a lab that imports
+between the learner's files passes in the page before any example cell has run."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from labs.course import load_course
+from labs.learner import finished_pieces
+from labs.session import Session
+from tests.mutants import MUTANTS
+from tests.test_labs import BACKWARD_WITH_TOPOSORT
+
+from .conftest import LESSON_10
+from .learner import BOOT_MS, load_finished_pieces, open_page, run_checks, type_into_gap, wait_for_lab
+
+COURSE = load_course()
+
+# A worker of the page's own kind (assets/gen/worker.js), booted as the page boots it; `ask` sends one request.
+START_WORKER = """async () => {
+  const worker = new Worker(new URL("assets/gen/worker.js", location.href), { type: "module" });
+  let next = 1;
+  const waiting = new Map();
+  worker.onmessage = ({ data }) => {
+    if (!("ok" in data)) return;  // progress
+    const { resolve, reject } = waiting.get(data.id);
+    waiting.delete(data.id);
+    data.ok ? resolve(data.result) : reject(new Error(data.error));
+  };
+  window.ask = (type, payload) => new Promise((resolve, reject) => {
+    const id = next++;
+    waiting.set(id, { resolve, reject });
+    worker.postMessage({ id, type, payload });
+  });
+  await window.ask("boot", { interruptBuffer: null, inputBuffer: null, snapshot: "off" });
+  return true;
+}"""
+
+
+def verdict(report: dict) -> list[tuple]:
+    """Each claim's verdict: passed, its message key, the kind of problem, and the message without file paths."""
+    def message(text: str) -> str:
+        return re.sub(r"\S*/ember/", "ember/", text)
+    return [(r["claim"], r["passed"], r["key"], (r["problem"] or {}).get("kind"), message(r["message"]))
+            for r in report["results"]]
+
+
+def test_every_known_wrong_piece_gets_the_same_verdict_in_the_page_and_the_terminal(
+        page: Page, base_url: str, tmp_path: Path) -> None:
+    page.goto(base_url)
+    page.wait_for_function("() => true")
+    assert page.evaluate(START_WORKER)
+    session = Session(tmp_path)
+    compared = 0
+    for mutant in MUTANTS:
+        for lesson in sorted({lesson for lesson, _, _ in mutant.breaks}):
+            payload = {"lab": lesson, "pieces": finished_pieces(COURSE, COURSE.lessons[lesson].number) | mutant.pieces}
+            in_page = json.loads(page.evaluate("(p) => ask('check', p)", payload))
+            in_terminal = json.loads(session.handle("check", json.dumps(payload)))
+            assert verdict(in_page) == verdict(in_terminal), mutant.name
+            assert not in_page["passed"], mutant.name
+            compared += 1
+    assert compared >= len(MUTANTS)
+
+
+def test_backward_calls_the_learners_own_toposort_before_any_cell_has_run(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    load_finished_pieces(page)
+    type_into_gap(page, "L10.backward", BACKWARD_WITH_TOPOSORT)
+    claims = run_checks(page)
+    expect(claims).to_have_count(len(COURSE.lesson("L10").claims))
+    for index in range(claims.count()):
+        expect(claims.nth(index)).to_have_attribute("data-state", "pass", timeout=BOOT_MS)
