@@ -56,7 +56,7 @@ def test_the_finished_engine_passes_every_lesson() -> None:
 
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
-def test_check_all_fails_on_a_known_wrong_piece_with_its_message(
+def test_check_fails_on_a_known_wrong_piece_with_its_message(
     mutant: Mutant, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     lesson, claim_id, key = mutant.breaks[0]
@@ -64,7 +64,7 @@ def test_check_all_fails_on_a_known_wrong_piece_with_its_message(
     folder.mkdir()
     for name, source in mutant_sources(COURSE, mutant, lesson).items():
         (folder / name).write_text(source)
-    assert main(["check", "all", "--file", str(folder / "scalar.py")]) == 1
+    assert main(["check", lesson, "--file", str(folder / "scalar.py")]) == 1
     out = capsys.readouterr().out
     claim = COURSE.lesson(lesson).claim(claim_id)
     assert f"[FAIL] {claim.name}" in out
