@@ -9,8 +9,9 @@ from ..claimkit import Env, Fail, claim, close, nudged_slope, show
 
 
 def nudged(f: Callable[[float], float], x: float) -> float:
-    """The checker's central difference, rounded to 9 significant digits so messages do not show its noise."""
-    return float(f"{nudged_slope(f, x):.9g}")
+    """The checker's central difference, rounded to 9 significant digits and 9 decimals so messages do not
+    show its noise (a slope of 0 can come out as 1e-11)."""
+    return float(f"{round(nudged_slope(f, x), 9):.9g}") + 0.0
 
 
 def number(x: object) -> bool:
