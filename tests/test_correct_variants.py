@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from labs.course import load_course, lesson_number
+from labs.course import lesson_number, load_course
 from labs.learner import finished_pieces, module_sources
 from labs.pipeline import check_lesson
 
