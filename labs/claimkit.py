@@ -62,12 +62,20 @@ def claim(lesson: str, claim_id: str) -> Callable[[ClaimFunction], ClaimFunction
 
 
 def show(x: object) -> str:
-    """Numbers as a learner reads them: 28.0, -0.125, 1e-07, and (2.0, -4.0) for several; other things as repr."""
-    if isinstance(x, (tuple, list, GeneratorType)):
-        return "(" + ", ".join(show(item) for item in x) + ")"
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        return repr(x)
-    return repr(round(float(x), 10) + 0.0)  # + 0.0 turns -0.0 into 0.0
+    """Values as a learner reads them: 28.0, -0.125, 6e-12, 12.000001; [1.0, 2.0] for a list, (2.0, -4.0) for a tuple.
+
+    Floats keep twelve significant digits (enough to show any difference a check tolerates, and
+    never rounding a small number to 0); ints stay ints; other things are shown as repr.
+    """
+    if isinstance(x, list):
+        return "[" + ", ".join(show(item) for item in x) + "]"
+    if isinstance(x, tuple):
+        return "(" + ", ".join(show(item) for item in x) + ("," if len(x) == 1 else "") + ")"
+    if isinstance(x, GeneratorType):  # the checker's own generators: shown as the list of what they give
+        return show(list(x))
+    if isinstance(x, float):
+        return repr(float(f"{x:.12g}") + 0.0)  # + 0.0 turns -0.0 into 0.0
+    return repr(x)
 
 
 def close(got: object, expected: float, tol: float = 1e-6) -> bool:

@@ -3,25 +3,59 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from ..claimkit import Env, Fail, claim, close, show
+
+
+def cube(x: float) -> float:
+    """x³, whose one-sided and central differences at 2 with h = 1e-3 differ by a factor of 6,000."""
+    return x**3
+
+
+def within(got: object, expected: float, tol: float) -> bool:
+    """True when ``got`` is a number no further than ``tol`` from ``expected``."""
+    return close(got, expected, math.inf) and abs(got - expected) <= tol  # type: ignore[operator]
+
+
+def slips(f: Callable[[float], float], x: float, h: float) -> dict[str, float]:
+    """What common wrong forms of the central difference give for f at x with step h, by message key."""
+    up, here, down = f(x + h), f(x), f(x - h)
+    return {
+        "one_sided": (up - here) / h,
+        "backward": (here - down) / h,
+        "over_h": (up - down) / h,
+        "bracket": (up - down) / 2 * h,
+        "sign": (down - up) / (2 * h),
+    }
+
+
+def slip_of(got: object, f: Callable[[float], float], x: float, h: float) -> str | None:
+    """The key of the wrong form whose result ``got`` matches (to 1e-9 relative), if any."""
+    for key, value in slips(f, x, h).items():
+        if close(got, value, 1e-9) and not close(value, (f(x + h) - f(x - h)) / (2 * h), 1e-9):
+            return key
+    return None
 
 
 @claim("L01", "square")
 def square(env: Env) -> None:
     got = env.nudge.slope(lambda x: x * x, 3.0)
-    if not close(got, 6.0, 1e-8):
+    if not within(got, 6.0, 1e-7):
         raise Fail("wrong", got=show(got))
 
 
 @claim("L01", "central")
 def central(env: Env) -> None:
-    got = env.nudge.slope(lambda x: x**3, 2.0, h=1e-3)
-    if not close(got, 12.0, 2e-6):
-        off = abs(got - 12.0) if isinstance(got, (int, float)) else "?"
-        raise Fail("far", got=show(got), off=show(off))
+    h = 1e-3
+    got = env.nudge.slope(cube, 2.0, h=h)
+    if not within(got, 12.0, 2e-6):
+        key = slip_of(got, cube, 2.0, h) or "far"
+        off = f"{abs(got - 12.0):.3g}" if close(got, 0.0, math.inf) else "?"  # close() is True for any number
+        raise Fail(key, got=show(got), off=off)
     if not close(got, 12.000001, 1e-9):
-        raise Fail("ignores_h", got=show(got))
+        key = "ignores_h" if abs(got - 12.0) < 1e-8 else "not_central"  # h² under 1e-8: a step under 1e-4
+        raise Fail(key, got=repr(got))
 
 
 @claim("L01", "sine")

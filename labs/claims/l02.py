@@ -9,8 +9,14 @@ from ..claimkit import Env, Fail, claim, close, nudged_slope, show
 
 
 def nudged(f: Callable[[float], float], x: float) -> float:
-    """The checker's central difference, rounded to 9 significant digits so messages do not show its noise."""
-    return float(f"{nudged_slope(f, x):.9g}")
+    """The checker's central difference, rounded to 9 significant digits and 9 decimals so messages do not
+    show its noise (a slope of 0 can come out as 1e-11)."""
+    return float(f"{round(nudged_slope(f, x), 9):.9g}") + 0.0
+
+
+def number(x: object) -> bool:
+    """True for an int or a float (not a bool)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 @claim("L02", "power_rule")
@@ -19,7 +25,12 @@ def power_rule(env: Env) -> None:
         got = env.nudge.power_slope(x, k)
         expected = nudged(lambda t, k=k: t**k, x)
         if not close(got, expected, 1e-5):
-            raise Fail("wrong", x=show(x), k=k, got=show(got), expected=show(expected))
+            key = "wrong"
+            if close(got, k * x**k, 1e-9):
+                key = "not_lowered"
+            elif close(got, x ** (k - 1), 1e-9):
+                key = "no_k"
+            raise Fail(key, x=show(x), k=k, km1=show(k - 1), got=show(got), expected=show(expected))
 
 
 @claim("L02", "exp_log_tanh")
@@ -31,7 +42,14 @@ def exp_log_tanh(env: Env) -> None:
             got = getattr(env.nudge, rule)(x)
             expected = nudged(f, x)
             if not close(got, expected, 1e-5):
-                raise Fail("wrong", rule=rule, x=show(x), got=show(got), expected=show(expected))
+                key = "wrong"
+                if rule == "tanh_slope" and close(got, 1 - x * x, 1e-9):
+                    key = "tanh_of_input"
+                elif rule == "tanh_slope" and close(got, 1 - math.tanh(x), 1e-9):
+                    key = "tanh_unsquared"
+                elif rule == "log_slope" and close(got, math.log(x), 1e-9):
+                    key = "log_itself"
+                raise Fail(key, rule=rule, x=show(x), got=show(got), expected=show(expected))
 
 
 @claim("L02", "product_rule")
@@ -46,7 +64,12 @@ def product_rule(env: Env) -> None:
         got = env.nudge.product_slope(f, df, math.sin, math.cos, x)
         expected = nudged(lambda t: t * t * math.sin(t), x)
         if not close(got, expected, 1e-5):
-            raise Fail("wrong", x=show(x), got=show(got), expected=show(expected))
+            key = "wrong"
+            if close(got, df(x) * math.cos(x), 1e-9):
+                key = "slopes_multiplied"
+            elif close(got, df(x) * math.sin(x) - f(x) * math.cos(x), 1e-9):
+                key = "minus"
+            raise Fail(key, x=show(x), got=show(got), expected=show(expected))
 
 
 def recording(name: str, slope: Callable[[float], float], asked: list[tuple[str, float]]) -> Callable[[float], float]:
@@ -69,7 +92,13 @@ def chain_three(env: Env) -> None:
         (lambda v: v**3, recording(names[2], lambda v: 3 * v * v, asked)),
     ]
     result = env.nudge.chain(steps, 2.0)
-    value, rate = result if isinstance(result, tuple) and len(result) == 2 else (result, None)
+    if not (isinstance(result, (tuple, list)) and len(result) == 2):
+        raise Fail("pair", got=show(result))
+    value, rate = result
+    if close(value, 300.0) and close(rate, 125.0):
+        raise Fail("swapped", got=show(result))
+    if close(value, 81.0):
+        raise Fail("reversed", got=show(value))
     if not close(value, 125.0):
         raise Fail("value", got=show(value))
     inputs = {names[0]: 2.0, names[1]: 4.0, names[2]: 5.0}

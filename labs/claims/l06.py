@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from functools import cache
 
 from ..claimkit import Env, Fail, claim
 
@@ -17,6 +19,11 @@ RECIPE = {
     "toast nuts": ["preheat oven"],
     "boil water": [], "preheat oven": [], "whip cream": [], "crack eggs": [], "weigh flour": [],
 }
+# Lesson 10's trap graph (c = x + d, d = e * 2, e = x * 3, x = w * w): x is used by c directly and through
+# d and e, so x may come only after e. Both orders of c's parents, so a walk that takes them either way meets
+# the direct edge last.
+TRAP = {"c": ["x", "d"], "d": ["e"], "e": ["x"], "x": ["w"], "w": []}
+TRAP_SWAPPED = {**TRAP, "c": ["d", "x"]}
 CYCLE = {"bake": ["shape"], "shape": ["rise"], "rise": ["knead"], "knead": ["shape"]}
 ON_CYCLE = ("knead", "rise", "shape")
 
@@ -57,35 +64,119 @@ def violation(order: list, parents: Callable[[Hashable], list]) -> tuple[Hashabl
     return None
 
 
+def valid(env: Env, root: Hashable, graph: dict, label: str, limit: int = 8) -> list:
+    """The learner's order of ``graph`` from ``root``; fails unless it lists every node once in a valid order."""
+    try:
+        got = env.graph.toposort(root, graph.__getitem__)
+    except ValueError as error:
+        raise Fail("false_cycle", graph=label, got=repr(str(error))) from None
+    if not isinstance(got, list):
+        raise Fail("not_list", graph=label, kind=type(got).__name__, got=repr(got))
+    if sorted(map(str, got)) != sorted(graph):
+        raise Fail("count", graph=label, expected=len(graph), got=listed(got, limit))
+    if got[0] != root and got[-1] == root:
+        raise Fail("root_last", graph=label, root=repr(root), got=listed(got, limit))
+    found = violation(got, graph.__getitem__)  # a root not first has a node it uses, directly or not, before it
+    if found:
+        raise Fail("order", graph=label, node=repr(found[0]), parent=repr(found[1]), got=listed(got, limit))
+    return got
+
+
 @claim("L06", "diamond")
 def diamond(env: Env) -> None:
-    got = env.graph.toposort("top", DIAMOND.__getitem__)
-    if not isinstance(got, list) or sorted(map(str, got)) != sorted(DIAMOND):
-        raise Fail("count", got=listed(got))
-    if got[0] != "top":
-        raise Fail("root", got=listed(got))
+    valid(env, "top", DIAMOND, "the diamond (top uses left and right, both use bottom)")
 
 
 @claim("L06", "recipe")
 def recipe(env: Env) -> None:
-    got = env.graph.toposort("serve", RECIPE.__getitem__)
-    if not isinstance(got, list) or sorted(map(str, got)) != sorted(RECIPE):
-        raise Fail("count", expected=len(RECIPE), got=listed(got, 14))
-    found = violation(got, RECIPE.__getitem__)
-    if found:
-        raise Fail("order", node=found[0], parent=found[1], got=listed(got, 14))
+    valid(env, "serve", RECIPE, "the recipe", 14)
+
+
+@claim("L06", "shortcut")
+def shortcut(env: Env) -> None:
+    for graph in (TRAP, TRAP_SWAPPED):
+        label = f"lesson 10's trap graph (c uses {' and '.join(graph['c'])}, d uses e, e uses x, x uses w)"
+        valid(env, "c", graph, label)
+
+
+class Counted(int):
+    """A node (an int) whose == comparisons are counted: looking it up in a set or a dict never compares
+    it with other nodes (their hashes differ), but searching a list compares it with each item."""
+
+    compared = 0
+    limit = 0
+
+    __hash__ = int.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        Counted.compared += 1
+        if Counted.compared > Counted.limit:
+            raise _Endless
+        return int(self) == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+
+def size(graph: dict) -> tuple[int, int]:
+    """The number of nodes and of edges of a graph given as {node: parents}."""
+    return len(graph), sum(len(parents) for parents in graph.values())
+
+
+@contextmanager
+def comparisons_limited(graph: dict) -> Iterator[None]:
+    """Stop the walk (with _Endless) once nodes were compared with == more often than the graph has nodes and edges."""
+    Counted.compared, Counted.limit = 0, sum(size(graph))
+    try:
+        yield
+    finally:
+        Counted.limit = 10**18  # the checks may compare the learner's result afterwards, harmlessly
+
+
+def searched(graph: dict) -> Fail:
+    """The failure for a walk that comparisons_limited stopped."""
+    nodes, edges = size(graph)
+    return Fail("searched", nodes=f"{nodes:,}", edges=f"{edges:,}", got=f"{nodes + edges:,}")
+
+
+@claim("L06", "linear")
+def linear(env: Env) -> None:
+    """A node with 2,000 parents on top of a chain 2,000 deep: nodes are never compared with each other."""
+    width = depth = 2_000
+    nodes = [Counted(k) for k in range(width + depth + 1)]
+    root = nodes[-1]
+    graph: dict[Counted, tuple[Counted, ...]] = {root: tuple(nodes[depth:width + depth])}
+    graph.update({nodes[k]: (nodes[k - 1],) for k in range(1, depth)})
+    graph[nodes[0]] = ()
+    graph.update({nodes[k]: (nodes[depth - 1],) for k in range(depth, width + depth)})
+    try:
+        with comparisons_limited(graph):
+            env.graph.toposort(root, graph.__getitem__)  # whether its order is right is the other claims' business
+    except _Endless:
+        raise searched(graph) from None
+
+
+@cache
+def counted_chain(depth: int) -> tuple[list[Counted], dict[Counted, tuple[Counted, ...]]]:
+    """The nodes 0..depth and the chain depth → depth - 1 → ... → 0, built once (the learner's sort only reads them)."""
+    nodes = [Counted(k) for k in range(depth + 1)]
+    chain = {nodes[k]: (nodes[k - 1],) for k in range(1, depth + 1)}
+    chain[nodes[0]] = ()
+    return nodes, chain
 
 
 @claim("L06", "deep_chain")
 def deep_chain(env: Env) -> None:
     depth = 50_000
-    chain = {k: (k - 1,) for k in range(1, depth + 1)}
-    chain[0] = ()
+    nodes, chain = counted_chain(depth)
     try:
-        got = env.graph.toposort(depth, chain.__getitem__)  # a lookup, not a Python call, per node
+        with comparisons_limited(chain):
+            got = env.graph.toposort(nodes[depth], chain.__getitem__)  # a lookup, not a Python call, per node
     except RecursionError:
         raise Fail("recursion") from None
-    if got != list(range(depth, -1, -1)):
+    except _Endless:
+        raise searched(chain) from None
+    if got != nodes[::-1]:  # the same objects: compared by identity, no == called
         raise Fail("wrong", got=listed(got))
 
 
@@ -107,7 +198,7 @@ def cycle(env: Env) -> None:
     try:
         got = env.graph.toposort("bake", parents)
     except _Endless:
-        raise Fail("endless", got=limit) from None
+        raise Fail("endless", got=f"{limit:,}") from None
     except ValueError as error:
         if not any(name in str(error) for name in ON_CYCLE):
             raise Fail("not_named", got=repr(str(error))) from None
