@@ -23,7 +23,7 @@ def leaf(env: Env) -> None:
         raise Fail("history", prev=repr(v._prev), op=repr(v._op))
     try:
         v._backward()
-    except Exception as error:  # noqa: BLE001 - missing (AttributeError) or not callable (TypeError) alike
+    except Exception as error:  # missing (AttributeError) or not callable (TypeError) alike
         raise Fail("no_backward", error=f"{type(error).__name__}: {error}") from None
 
 
