@@ -39,7 +39,7 @@ def label(env: Env) -> None:
 def repr_(env: Env) -> None:
     v = env.Value(-1.5)
     v.grad = 0.25
-    third = env.Value(2 / 3)
+    third = env.Value(2 / 3, label="w")
     third.grad = -0.125
     cases = ((env.Value(2.0), "Value(2.0, grad=0.0)"), (v, "Value(-1.5, grad=0.25)"),
              (third, "Value(0.6666666666666666, grad=-0.125)"))
@@ -84,9 +84,9 @@ def wrap_number(env: Env) -> None:
                 out = compute(a, number)
             except (AttributeError, TypeError) as error:
                 raise Fail("no_wrap", op=symbol, number=number, error=str(error)) from None
-            prev = tuple(out._prev)
-            values = [node for node in prev if isinstance(node, env.Value)]
-            if len(values) < len(prev) or not any(node is not a and not node._prev for node in values):
-                raise Fail("raw", op=symbol, number=number, got=repr(prev))
             if not close(out.data, compute(3.0, number)):
                 raise Fail("data", op=symbol, number=number, got=show(out.data), expected=show(compute(3.0, number)))
+            prev = tuple(out._prev)
+            wrapped = prev[1] if len(prev) == 2 and prev[0] is a else None
+            if not (isinstance(wrapped, env.Value) and not wrapped._prev and wrapped.data == number):
+                raise Fail("raw", op=symbol, number=number, got=repr(prev))

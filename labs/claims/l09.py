@@ -38,11 +38,15 @@ def square_plus(env: Env) -> None:
 @claim("L09", "worked_example")
 def worked_example(env: Env) -> None:
     a, b, c = env.Value(2.0), env.Value(-3.0), env.Value(10.0)
-    backward_by_hand((a * b + c) * a)
+    d = a * b
+    e = d + c
+    backward_by_hand(e * a)
     got = (a.grad, b.grad, c.grad)
     expected = (-2.0, 4.0, 2.0)
     if not all(close(g, want) for g, want in zip(got, expected)):
         raise Fail("wrong", got=show(got), expected=show(expected))
+    if not (close(d.grad, 2.0) and close(e.grad, 2.0)):  # each received a once, from the product above it
+        raise Fail("inner", got=show((d.grad, e.grad)))
 
 
 def slope_at_3(env: Env, expr: str, make: Callable[[Any], Any]) -> tuple[float, float]:

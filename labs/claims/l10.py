@@ -24,6 +24,11 @@ def seed(env: Env) -> None:
     y.backward()
     if not close(y.grad, 1.0):
         raise Fail("wrong", got=show(y.grad), when="after a second call")
+    y = a * b
+    y.grad = 0.5
+    y.backward()
+    if not close(y.grad, 1.0):
+        raise Fail("wrong", got=show(y.grad), when="after a call on a y whose grad already held 0.5")
 
 
 @claim("L10", "square_loss")

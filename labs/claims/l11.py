@@ -130,15 +130,16 @@ def divide(env: Env) -> None:
 
 @claim("L11", "divide_by_number")
 def divide_by_number(env: Env) -> None:
-    for x_value in (3.0, -1.0):
+    for x_value, number in ((3.0, 2), (-1.0, 2), (3.0, 2.5)):
         x = env.Value(x_value)
         try:
-            y = x / 2
+            y = x / number
             y.backward()
         except (AttributeError, TypeError) as error:
-            raise Fail("crash", error=f"{type(error).__name__}: {error}") from None
-        if not (close(y.data, x_value / 2) and close(x.grad, 0.5)):
-            raise Fail("wrong", x=show(x_value), got_y=show(y.data), got=show(x.grad), expected_y=show(x_value / 2))
+            raise Fail("crash", number=number, error=f"{type(error).__name__}: {error}") from None
+        if not (close(y.data, x_value / number) and close(x.grad, 1 / number)):
+            raise Fail("wrong", number=number, x=show(x_value), got_y=show(y.data), got=show(x.grad),
+                       expected_y=show(x_value / number), expected=show(1 / number))
 
 
 @claim("L11", "divide_into")
