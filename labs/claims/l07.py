@@ -23,8 +23,8 @@ def leaf(env: Env) -> None:
         raise Fail("history", prev=repr(v._prev), op=repr(v._op))
     try:
         v._backward()
-    except AttributeError as error:
-        raise Fail("no_backward", error=str(error)) from None
+    except Exception as error:  # missing (AttributeError) or not callable (TypeError) alike
+        raise Fail("no_backward", error=f"{type(error).__name__}: {error}") from None
 
 
 @claim("L07", "label")
@@ -39,13 +39,17 @@ def label(env: Env) -> None:
 def repr_(env: Env) -> None:
     v = env.Value(-1.5)
     v.grad = 0.25
-    for value, expected in ((env.Value(2.0), "Value(2.0, grad=0.0)"), (v, "Value(-1.5, grad=0.25)")):
+    third = env.Value(2 / 3, label="w")
+    third.grad = -0.125
+    cases = ((env.Value(2.0), "Value(2.0, grad=0.0)"), (v, "Value(-1.5, grad=0.25)"),
+             (third, "Value(0.6666666666666666, grad=-0.125)"))
+    for value, expected in cases:
         if repr(value) != expected:
             raise Fail("wrong", got=repr(value), expected=expected)
 
 
 def check_records(env: Env, symbol: str, compute: Callable[[Any, Any], Any]) -> None:
-    """``a <symbol> b`` of two Values holds the result and remembers (a, b) and the symbol."""
+    """``a <symbol> b`` of two Values holds the result and remembers (a, b) and the symbol; ``a <symbol> a`` (a, a)."""
     a, b = env.Value(2.0), env.Value(-3.0)
     try:
         out = compute(a, b)
@@ -53,6 +57,9 @@ def check_records(env: Env, symbol: str, compute: Callable[[Any, Any], Any]) -> 
         raise Fail("crash", error=str(error)) from None
     if not close(out.data, compute(2.0, -3.0)):
         raise Fail("data", got=show(out.data), expected=show(compute(2.0, -3.0)))
+    twice = compute(a, a)._prev
+    if len(twice) != 2:
+        raise Fail("twice", prev=repr(twice), count=len(twice))
     prev = out._prev
     if not (type(prev) is tuple and len(prev) == 2 and prev[0] is a and prev[1] is b and out._op == symbol):
         raise Fail("history", prev=repr(prev), op=repr(out._op))
@@ -71,12 +78,15 @@ def mul_records(env: Env) -> None:
 @claim("L07", "wrap_number")
 def wrap_number(env: Env) -> None:
     for symbol, compute in (("+", operator.add), ("*", operator.mul)):
-        a = env.Value(3.0)
-        try:
-            out = compute(a, 2)
-        except (AttributeError, TypeError) as error:
-            raise Fail("no_wrap", op=symbol, error=str(error)) from None
-        prev = tuple(out._prev)
-        values = [node for node in prev if isinstance(node, env.Value)]
-        if len(values) < len(prev) or not any(node.data == 2.0 and not node._prev for node in values):
-            raise Fail("raw", op=symbol, got=repr(prev))
+        for number in (2, 0.5):
+            a = env.Value(3.0)
+            try:
+                out = compute(a, number)
+            except (AttributeError, TypeError) as error:
+                raise Fail("no_wrap", op=symbol, number=number, error=str(error)) from None
+            if not close(out.data, compute(3.0, number)):
+                raise Fail("data", op=symbol, number=number, got=show(out.data), expected=show(compute(3.0, number)))
+            prev = tuple(out._prev)
+            wrapped = prev[1] if len(prev) == 2 and prev[0] is a else None
+            if not (isinstance(wrapped, env.Value) and not wrapped._prev and wrapped.data == number):
+                raise Fail("raw", op=symbol, number=number, got=repr(prev))

@@ -5,10 +5,11 @@ from __future__ import annotations
 import gc
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
-from ..claimkit import Env, Fail, claim, close, expect_close, show
+from ..claimkit import Env, Fail, claim, close, expect_close, graph_order, show
 
 SLOW_SECONDS = 0.4  # one backward() on a ladder rung or a chain length taking longer counts as too slow
 
@@ -23,6 +24,11 @@ def seed(env: Env) -> None:
     y.backward()
     if not close(y.grad, 1.0):
         raise Fail("wrong", got=show(y.grad), when="after a second call")
+    y = a * b
+    y.grad = 0.5
+    y.backward()
+    if not close(y.grad, 1.0):
+        raise Fail("wrong", got=show(y.grad), when="after a call on a y whose grad already held 0.5")
 
 
 @claim("L10", "square_loss")
@@ -37,22 +43,68 @@ def square_loss(env: Env) -> None:
         raise Fail("wrong", got=show(got), expected=show(expected))
 
 
-def trap_graph_values(Value: type) -> tuple:  # noqa: N803 - the learner's class
-    """The trap graph of the lesson: w = 2; x = w*w; e = x*3; d = e*2; c = x + d."""
+def trap_graph_values(Value: type, mirrored: bool = False) -> tuple:  # noqa: N803 - the learner's class
+    """The trap graph of the lesson: w = 2; x = w*w; e = x*3; d = e*2; c = x + d (mirrored: c = d + x)."""
     w = Value(2.0)
     x = w * w
     e = x * 3
     d = e * 2
-    c = x + d
-    return w, x, c
+    c = d + x if mirrored else x + d
+    return w, x, e, d, c
+
+
+def watch_steps(root: Any) -> list[tuple[Any, float]]:
+    """Wrap the ``_backward`` of every node that has inputs, so that each run is recorded with the node's grad then.
+
+    Leaves are left alone: running their empty step or not makes no difference.
+    """
+    runs: list[tuple[Any, float]] = []
+    for node in graph_order(root):
+        if node._prev:
+            step = node._backward
+
+            def watched(node: Any = node, step: Callable[[], None] = step) -> None:
+                runs.append((node, node.grad))
+                step()
+            node._backward = watched
+    return runs
+
+
+def first_misstep(root: Any, runs: list[tuple[Any, float]], names: dict[int, str]) -> tuple[str, dict[str, Any]] | None:
+    """The first thing one backward() did wrong in running the steps: a message key and its values, or None."""
+    inner = [node for node in graph_order(root) if node._prev]
+    for node in inner:
+        times = sum(1 for ran, _ in runs if ran is node)
+        if times > 1:
+            return "repeated", {"node": names[id(node)], "times": times}
+        if times == 0:
+            return "skipped", {"node": names[id(node)]}
+    position = {id(node): i for i, (node, _) in enumerate(runs)}
+    for node in inner:
+        for user in inner:
+            if any(parent is node for parent in user._prev) and position[id(user)] > position[id(node)]:
+                return "order", {"node": names[id(node)], "user": names[id(user)]}
+    seed = runs[position[id(root)]][1]
+    if not close(seed, 1.0):
+        return "seed", {"seed": show(seed)}
+    return None
 
 
 @claim("L10", "trap_graph")
 def trap_graph(env: Env) -> None:
-    w, x, c = trap_graph_values(env.Value)
-    c.backward()
-    if not (close(w.grad, 28.0) and close(x.grad, 7.0)):
-        raise Fail("wrong", got_w=show(w.grad), got_x=show(x.grad))
+    for mirrored in (False, True):  # c = x + d, then c = d + x: a walk may depend on the order of _prev
+        w, x, e, d, c = trap_graph_values(env.Value, mirrored)
+        names = {id(w): "w", id(x): "x", id(e): "e", id(d): "d", id(c): "c"}
+        runs = watch_steps(c)
+        c.backward()
+        if close(w.grad, 28.0) and close(x.grad, 7.0):
+            continue
+        values = {"graph": "c = d + x" if mirrored else "c = x + d", "got_w": show(w.grad), "got_x": show(x.grad)}
+        misstep = first_misstep(c, runs, names)
+        if misstep is not None:
+            key, found = misstep
+            raise Fail(key, **found, **values)
+        raise Fail("wrong", **values)
 
 
 @contextmanager
@@ -76,17 +128,38 @@ def large_graph() -> Iterator[None]:
             gc.enable()
 
 
+@contextmanager
+def recursion_limit_kept() -> Iterator[list[int]]:
+    """Inside the block, a call of sys.setrecursionlimit is recorded, not obeyed; the limit is the same after it."""
+    asked: list[int] = []
+    set_limit, limit = sys.setrecursionlimit, sys.getrecursionlimit()
+    sys.setrecursionlimit = asked.append
+    try:
+        yield asked
+    finally:
+        sys.setrecursionlimit = set_limit
+        if sys.getrecursionlimit() != limit:  # changed some other way
+            asked.append(sys.getrecursionlimit())
+            sys.setrecursionlimit(limit)
+
+
 @claim("L10", "long_chain")
 def long_chain(env: Env) -> None:
-    try:
-        with large_graph():
-            x = env.Value(0.0)
-            y = x
-            for _ in range(5000):
-                y = y + 1
-            y.backward()
-    except RecursionError:
-        raise Fail("recursion") from None
+    crashed = False
+    with recursion_limit_kept() as asked:
+        try:
+            with large_graph():
+                x = env.Value(0.0)
+                y = x
+                for _ in range(5000):
+                    y = y + 1
+                y.backward()
+        except RecursionError:
+            crashed = True
+    if asked:
+        raise Fail("limit", asked=f"{max(asked):,}")
+    if crashed:
+        raise Fail("recursion")
     expect_close("wrong", x.grad, 1.0)
 
 
@@ -154,12 +227,17 @@ def product_of_sums(env: Env) -> None:
 @claim("L10", "twice")
 def twice(env: Env) -> None:
     a, b, c = env.Value(2.0), env.Value(-3.0), env.Value(10.0)
-    loss = (a * b + c) * a
+    inner = a * b + c
+    loss = inner * a
     loss.backward()
     loss.backward()
     got = (a.grad, b.grad, c.grad)
     expected = (-4.0, 8.0, 4.0)
+    if all(close(g, e) for g, e in zip(got, expected)):
+        return
+    values = {"got": show(got), "expected": show(expected)}
     if all(close(g, e / 2) for g, e in zip(got, expected)):
-        raise Fail("leaves_reset", got=show(got), expected=show(expected))
-    if not all(close(g, e) for g, e in zip(got, expected)):
-        raise Fail("wrong", got=show(got), expected=show(expected))
+        raise Fail("leaves_reset", **values)
+    if abs(inner.grad) > 2.0 + 1e-9:  # one pass gives a*b + c the grad a = 2
+        raise Fail("kept", inner=show(inner.grad), **values)
+    raise Fail("wrong", **values)

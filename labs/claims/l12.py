@@ -38,21 +38,32 @@ def neuron(env: Env) -> None:
     got = [p.grad for p in unit.w + [unit.b]]
     if not all(close(g, e) for g, e in zip(got, x + [1.0])):
         raise Fail("detached", x=show(x), got=show(got))
+    inputs = [env.Value(v) for v in x]  # as a layer after the first one calls it
+    unit(inputs).backward()
+    got = [v.grad for v in inputs]
+    if not all(close(g, w.data) for g, w in zip(got, unit.w)):
+        raise Fail("inputs_detached", got=show(got), expected=show([w.data for w in unit.w]))
 
 
 @claim("L12", "zero_grad")
 def zero_grad(env: Env) -> None:
-    model = env.nn.MLP(2, [3, 1], seed=0)
-    params = model.parameters()
-    for i, p in enumerate(params):
-        p.grad = 0.5 + i
-    before = [p.data for p in params]
-    model.zero_grad()
-    if [p.data for p in params] != before:
-        raise Fail("data_changed")
-    left = [p.grad for p in params if p.grad != 0.0]
-    if left:
-        raise Fail("not_zero", count=len(left), total=len(params), got=show(left[0]))
+    rng = random.Random(0)
+    models = (("an MLP", env.nn.MLP(2, [3, 1], seed=0)), ("a Layer", env.nn.Layer(2, 3, rng=rng)),
+              ("a Neuron", env.nn.Neuron(3, rng=rng)))
+    for kind, model in models:
+        params = model.parameters()
+        for i, p in enumerate(params):
+            p.grad = 0.5 + i
+        before = [p.data for p in params]
+        try:
+            model.zero_grad()
+        except AttributeError as error:
+            raise Fail("not_shared", kind=kind, error=str(error)) from None
+        if [p.data for p in params] != before:
+            raise Fail("data_changed", kind=kind)
+        left = [p.grad for p in params if p.grad != 0.0]
+        if left:
+            raise Fail("not_zero", kind=kind, count=len(left), total=len(params), got=show(left[0]))
 
 
 @claim("L12", "accumulate")

@@ -38,6 +38,19 @@ def sigmoid(env: Env) -> None:
         if not (close(s.data, expected_s) and close(v.grad, expected, 1e-5)):
             raise Fail("wrong", x=show(x), got_s=show(s.data), got=show(v.grad),
                        expected_s=show(expected_s), expected=show(expected))
+    # inside a larger graph: the step multiplies by out.grad (z = 3·s), and adds to x.grad (y = s·x)
+    x = 1.2
+    slope = float(f"{nudged_slope(sigmoid_by_math, x):.9g}")
+    v = env.Value(x)
+    (v.sigmoid() * 3).backward()
+    if not close(v.grad, 3 * slope, 1e-5):
+        raise Fail("upstream", x=show(x), slope=show(slope), got=show(v.grad), expected=show(3 * slope))
+    v = env.Value(x)
+    (v.sigmoid() * v).backward()
+    direct, through = sigmoid_by_math(x), float(f"{x * slope:.9g}")
+    if not close(v.grad, direct + through, 1e-5):
+        raise Fail("assign", x=show(x), got=show(v.grad), expected=show(direct + through),
+                   direct=show(direct), through=show(through))
 
 
 @claim("L13", "worked_example")
