@@ -87,8 +87,8 @@ def _letters(count: int) -> str:
 def ask_view(question: Question, key: str, seed: str, own_seed: bool) -> Shown:
     """A question's options, lettered in the learner's order, and how to answer."""
     options = shuffled(question, key, seed)
-    how = (f'Answer with answer("{key}", "a"): a letter ({_letters(len(options))}) or the option\'s text. '
-           f'To see the answer, show_answer("{key}").')
+    how = (f"Answer with answer('{key}', 'a'): a letter ({_letters(len(options))}) or the option's text. "
+           f"To see the answer, show_answer('{key}').")
     note = "" if own_seed else (
         "These options are in the course's default order: open this notebook from the lesson page's "
         "Open as notebook button to see them in the order your page shows them.")
@@ -113,7 +113,7 @@ def pick(question: Question, key: str, seed: str, choice: str) -> Option | None:
 def _verdict(right: bool, words: str, explain: str | None, colour: str, key: str) -> Shown:
     """One answer's verdict and feedback (and the explanation, once it is earned)."""
     lead = "Right." if right else "Not quite."
-    after = "" if explain is not None else f'Try another option, or show_answer("{key}").'
+    after = "" if explain is not None else f"Try another option, or show_answer('{key}')."
     page = (f'<div class="ember-answer" data-verdict="{"right" if right else "wrong"}" '
             f'style="border-left:4px solid {colour};padding-left:0.6em">'
             f"<p><strong>{lead}</strong> {_e(words)}</p>"
@@ -127,7 +127,7 @@ def answer_view(question: Question, key: str, seed: str, choice: str) -> Shown:
     option = pick(question, key, seed, choice)
     if option is None:
         words = (f"Put a letter ({_letters(len(question.options))}) or an option's text between the quotes: "
-                 f'answer("{key}", "a"). Run ask("{key}") to see the options.')
+                 f"answer('{key}', 'a'). Run ask('{key}') to see the options.")
         if choice.strip():
             words = f"{choice.strip()!r} is none of the options. " + words
         return Shown(f"<p>{_e(words)}</p>", words)

@@ -240,7 +240,7 @@ def test_ask_lists_the_options_in_the_learners_order(drive: Path, capsys: pytest
     order = option_order("0123456789abcdef", "L10.bfs", ids(question))
     texts = {option.id: option.text for option in question.options}
     assert lines[:3] == [f"{letter}. {texts[option_id]}" for letter, option_id in zip("abc", order)]
-    assert 'answer("L10.bfs", "a")' in lines[4] and "default order" not in "\n".join(lines)
+    assert "answer('L10.bfs', 'a')" in lines[4] and "default order" not in "\n".join(lines)
 
 
 def test_without_a_handed_over_seed_ask_uses_the_fallback_and_says_so(drive: Path,
@@ -277,7 +277,7 @@ def test_a_wrong_answer_gives_that_options_feedback_only(drive: Path, capsys: py
         assert text.startswith(f"Not quite. {option.feedback}")
         assert question.explain not in text
         assert all(other.feedback not in text for other in question.options if other is not option)
-        assert 'show_answer("L10.bfs")' in text
+        assert "show_answer('L10.bfs')" in text
 
 
 def test_the_right_answer_by_letter_or_text_gives_right_and_the_explanation(
@@ -293,7 +293,7 @@ def test_the_right_answer_by_letter_or_text_gives_right_and_the_explanation(
 def test_an_answer_that_names_no_option_says_how_to_answer(drive: Path, capsys: pytest.CaptureFixture[str]) -> None:
     printed = Printed(capsys)
     notebook.answer("L10.bfs", "")
-    assert printed().startswith('Put a letter (a, b or c) or an option\'s text between the quotes: answer("L10.bfs"')
+    assert printed().startswith("Put a letter (a, b or c) or an option's text between the quotes: answer('L10.bfs'")
     notebook.answer("L10.bfs", "z")
     assert printed().startswith("'z' is none of the options.")
     notebook.ask("L10.nope")
