@@ -4,7 +4,9 @@
 the lesson cells' display functions (``show``, ``plot``, ...) draw into the notebook, and forgets
 any ``ember`` modules imported before, so that the next import reads the learner's files afresh.
 ``check("L10")`` then runs that lab's checks on those files and prints each claim, as
-``python -m labs check`` does.
+``python -m labs check`` does. ``ask("L10.bfs")`` lists a question's options in the order the learner's
+lesson page shows them (the page hands its seed over in ``ember/.learner.json``), ``answer("L10.bfs", "b")``
+gives the verdict on one, and ``show_answer("L10.bfs")`` tells the answer.
 
 The learner's files are the notebook drive's ``ember/`` folder, which the kernel sees as its working
 folder. Where the drive cannot reach the kernel (plain HTTP from an address other than localhost:
@@ -21,14 +23,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .course import load_course
+from .course import CourseError, Question, load_course
 from .display import Display, Item
 from .notebook_html import item_html
+from .questions import FALLBACK_SEED, Shown, answer_view, ask_view, find_question, is_seed, reveal_view
 
 STORAGE_NAME = "ember-notebook"  # the app's contentsStorageName: the IndexedDB database of its drive
 STORE = "files"
 COPY_DIR = Path("/home/pyodide/ember-from-storage")  # where the fallback writes the learner's files
 VIZ_FROM_APP = "../assets/gen/viz.js"  # the course's Graphviz (viz.js), relative to the app's folder
+LEARNER_FILE = "ember/.learner.json"  # the page's hand-over: {"seed": "..."}, the learner's order of options
 
 _state: dict[str, Any] = {"folder": None, "viz": None}
 
@@ -167,7 +171,7 @@ async def start(lesson_id: str) -> None:
     _state["folder"] = folder
     namespace = _user_namespace()
     namespace.update(Display(NotebookDisplay().emit).functions())
-    namespace["check"] = check
+    namespace.update(check=check, ask=ask, answer=answer, show_answer=show_answer)
     names = ", ".join(f"ember/{name}" for name in course.reference if (folder / "ember" / name).is_file())
     print(f"{lesson.id} · {lesson.title}")
     print(f"Your engine: {names}, from {origin}.")
@@ -190,3 +194,62 @@ def check(lesson_id: str) -> None:
     except UsageError as error:
         report.write(f"{error}\n")
     print(report.getvalue(), end="")
+
+
+# --- the lesson's questions ----------------------------------------------------------------------
+
+
+def learner_seed() -> tuple[str, bool]:
+    """The seed the lesson page handed over (and True), or the course's fallback seed (and False)."""
+    import json
+
+    folder = _state["folder"] or Path.cwd()
+    try:
+        seed = json.loads((folder / LEARNER_FILE).read_text(encoding="utf-8")).get("seed")
+    except (OSError, ValueError, AttributeError):
+        return FALLBACK_SEED, False
+    return (seed, True) if is_seed(seed) else (FALLBACK_SEED, False)
+
+
+def _show(shown: Shown) -> None:
+    """Show words as HTML in a notebook (with their plain text beside), or print them elsewhere."""
+    try:
+        from IPython import get_ipython  # type: ignore[import-not-found]
+        from IPython.display import display  # type: ignore[import-not-found]
+    except ImportError:
+        print(shown.text)
+        return
+    if get_ipython() is None:
+        print(shown.text)
+        return
+    display({"text/html": shown.html, "text/plain": shown.text}, raw=True)
+
+
+def _question(key: str) -> Question | None:
+    """The question named ``key``, or None after saying there is none."""
+    try:
+        return find_question(load_course(), key)
+    except CourseError as error:
+        print(f"{error}.")
+        return None
+
+
+def ask(key: str) -> None:
+    """List a question's options, lettered in the order the learner's lesson page shows them."""
+    question = _question(key)
+    if question is not None:
+        _show(ask_view(question, key, *learner_seed()))
+
+
+def answer(key: str, choice: str) -> None:
+    """The verdict on an answer (a letter or an option's text): that option's feedback, or 'Right.' and why."""
+    question = _question(key)
+    if question is not None:
+        _show(answer_view(question, key, learner_seed()[0], str(choice)))
+
+
+def show_answer(key: str) -> None:
+    """The right option of a question, its feedback and the explanation."""
+    question = _question(key)
+    if question is not None:
+        _show(reveal_view(question, key, learner_seed()[0]))

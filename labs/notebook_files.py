@@ -1,7 +1,8 @@
 """The lesson notebooks, made from the lessons' data at build time, and the files served beside them.
 
 Each lesson with a lab gets ``LNN.ipynb``: its title and question, a first cell that finds the
-learner's engine, the page's example cells under their section headings, the lab's gaps with their
+learner's engine, the page's example cells and multiple-choice questions in its order under its section
+headings (each question: its prompt, ``ask`` for the options, ``answer``), the lab's gaps with their
 hint ladders, a cell that runs the lab's checks, and a scratch section. Nothing in it runs on open.
 Beside the notebooks, ``ember/`` holds the learner files as they start, for a notebook opened
 without the lesson page's button (the button writes the learner's own files over them).
@@ -14,7 +15,8 @@ import json
 
 from .course import Course, Lesson
 from .learner import INIT_SOURCE, module_sources
-from .pages import example_cells
+from .pages import ExampleCell, QuestionPlace, page_pieces
+from .questions import find_question
 
 APP_FOLDER = "notebook"  # the app's folder in the built site
 SCRATCH_LINE = "# Scratch: try anything here."
@@ -78,25 +80,55 @@ def _lab(course: Course, lesson: Lesson) -> str:
     return "\n".join(lines)
 
 
+def _question_cells(course: Course, key: str) -> list[dict]:
+    """A question as the notebook asks it: its prompt, a cell that lists its options, a cell to answer in."""
+    question = find_question(course, key)
+    prompt = html.escape(question.prompt, quote=False).replace("$", "&#36;")  # an HTML block: no emphasis, no math
+    return [
+        _markdown(f"#### Question\n\n<p>{prompt}</p>\n\n"
+                  "Run the next cell for the options, then answer in the one after it."),
+        _code(f"ask({key!r})"),
+        _code(f"answer({key!r}, '')  # a letter, or the option's text, between the quotes"),
+    ]
+
+
+def _page_cells(course: Course, lesson: Lesson, page_markdown: str) -> list[dict]:
+    """The page's example cells and questions, in its order under its section headings; questions the
+    page does not ask come after them."""
+    pieces = page_pieces(page_markdown)
+    cells = []
+    if pieces:
+        cells.append(_markdown("## The lesson's example cells and questions\n\nThe same cells and questions as on "
+                               "the lesson page, in its order (the page explains each). Later cells may use names "
+                               "an earlier one made. The options are listed in the order your page shows them."))
+    section = None
+    for piece in pieces:
+        if piece.section and piece.section != section:
+            cells.append(_markdown(f"### {piece.section}"))
+            section = piece.section
+        if isinstance(piece, ExampleCell):
+            cells.append(_code(piece.code))
+        else:
+            cells.extend(_question_cells(course, piece.key))
+    asked = {piece.key for piece in pieces if isinstance(piece, QuestionPlace)}
+    rest = [f"{lesson.id}.{q.id}" for q in lesson.questions if f"{lesson.id}.{q.id}" not in asked]
+    if rest:
+        cells.append(_markdown("## Questions"))
+        for key in rest:
+            cells.extend(_question_cells(course, key))
+    return cells
+
+
 def lesson_notebook(course: Course, lesson_id: str, page_markdown: str) -> dict:
-    """The notebook (nbformat 4, as a dict) of one lesson, from its data and its page's example cells."""
+    """The notebook (nbformat 4, as a dict) of one lesson, from its data and its page's cells and questions."""
     lesson = course.lesson(lesson_id)
     first = _code(f"from labs.notebook import start\n\nawait start({lesson.id!r})")
-    cells = [_markdown(_opening(course, lesson)), first]
-    examples = example_cells(page_markdown)
-    if examples:
-        cells.append(_markdown("## The lesson's example cells\n\nThe same cells as on the lesson page, in its order "
-                               "(the page explains each). Later cells may use names an earlier one made."))
-    section = None
-    for example in examples:
-        if example.section and example.section != section:
-            cells.append(_markdown(f"### {example.section}"))
-            section = example.section
-        cells.append(_code(example.code))
+    cells = [_markdown(_opening(course, lesson)), first, *_page_cells(course, lesson, page_markdown)]
     cells.append(_markdown(_lab(course, lesson)))
     cells.append(_code(f"check({lesson.id!r})"))
     cells.append(_markdown("## Scratch\n\nYour own experiments. The display functions of the lesson cells "
-                           "(`show`, `show_walk`, `plot`, `show_table`, …) work here too."))
+                           "(`show`, `show_walk`, `plot`, `show_table`, …) work here too, and so do `ask`, `answer` "
+                           "and `show_answer` for the lesson's questions."))
     cells.append(_code(f"{SCRATCH_LINE}\nfrom ember.scalar import Value\n\n"))
     return {
         "cells": cells,

@@ -45,13 +45,27 @@ def lesson_pages(docs_dir: Path = DOCS_DIR) -> dict[str, str]:
     return pages
 
 
+@dataclass(frozen=True)
+class QuestionPlace:
+    """One multiple-choice question of a page ('L10.bfs'), with the section (## heading) it sits in."""
+
+    section: str
+    key: str
+
+
+def page_pieces(markdown: str) -> list[ExampleCell | QuestionPlace]:
+    """The page's example cells and questions in its order, each with the heading of its section."""
+    headings = [(match.start(), match.group(1).strip()) for match in HEADING.finditer(markdown)]
+    pieces: list[ExampleCell | QuestionPlace] = []
+    for match in FENCE.finditer(markdown):
+        section = next((title for start, title in reversed(headings) if start < match.start()), "")
+        if match.group(1) == "ember-cell":
+            pieces.append(ExampleCell(section, match.group(2).rstrip("\n")))
+        elif match.group(1) == "ember-question":
+            pieces.append(QuestionPlace(section, match.group(2).strip()))
+    return pieces
+
+
 def example_cells(markdown: str) -> list[ExampleCell]:
     """The page's example cells in order, each with the heading of its section ('' before the first)."""
-    headings = [(match.start(), match.group(1).strip()) for match in HEADING.finditer(markdown)]
-    cells = []
-    for match in FENCE.finditer(markdown):
-        if match.group(1) != "ember-cell":
-            continue
-        section = next((title for start, title in reversed(headings) if start < match.start()), "")
-        cells.append(ExampleCell(section, match.group(2).rstrip("\n")))
-    return cells
+    return [piece for piece in page_pieces(markdown) if isinstance(piece, ExampleCell)]

@@ -8,6 +8,7 @@ from playwright.sync_api import Page, expect
 
 from labs.course import load_course
 from labs.pipeline import check_lesson
+from labs.questions import option_order
 
 from .conftest import LESSON_10
 from .learner import (
@@ -37,6 +38,7 @@ def test_questions_answer_before_python_is_ready(page: Page, base_url: str) -> N
     question.get_by_label("28", exact=True).check()
     expect(question.locator(".ember-feedback")).to_contain_text("Not quite.")
     expect(question.locator(".ember-feedback")).to_contain_text("visited too early")
+    expect(question.locator(".ember-explain")).to_be_hidden()  # a wrong pick leaves room for another try
     question.get_by_label("4", exact=True).check()
     expect(question.locator(".ember-feedback")).to_contain_text("Right.")
     expect(question.locator(".ember-explain")).to_be_visible()
@@ -45,12 +47,25 @@ def test_questions_answer_before_python_is_ready(page: Page, base_url: str) -> N
 
 
 def test_the_keyboard_alone_answers_a_question(page: Page, base_url: str) -> None:
+    key = "L10.safe_order"
+    question = next(q for q in COURSE.lesson("L10").questions if q.id == "safe_order")
+    ids = [option.id for option in question.options]
+    # a learner whose second option is a wrong one: the arrow key picks it, then they ask for the answer
+    seed = next(s for s in (f"{n:08x}" for n in range(100)) if option_order(s, key, ids)[1] != question.answer)
+    page.goto(base_url + "hosting/")
+    page.evaluate("seed => localStorage.setItem('ember:v1', JSON.stringify({ seed }))", seed)
     open_page(page, base_url + LESSON_10)
-    first = page.locator('.ember-question[data-question="L10.safe_order"] input').first
-    first.focus()
+    box = page.locator(f'.ember-question[data-question="{key}"]')
+    box.locator("input").first.focus()
     page.keyboard.press("ArrowDown")  # radio groups move and select with the arrow keys
-    feedback = page.locator('.ember-question[data-question="L10.safe_order"] .ember-feedback')
+    expect(box.locator(f'input[value="{option_order(seed, key, ids)[1]}"]')).to_be_checked()
+    feedback = box.locator(".ember-feedback")
     expect(feedback).to_contain_text("Not quite.")
+    page.keyboard.press("Tab")  # from the options to Show the answer
+    expect(box.get_by_role("button", name="Show the answer")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(box.locator(".ember-explain")).to_be_visible()
+    expect(feedback).to_be_focused()
 
 
 def test_the_breadth_first_example_gives_4_against_28_with_a_drawing(page: Page, base_url: str) -> None:

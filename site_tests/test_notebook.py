@@ -9,6 +9,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 from labs.course import load_course
 from labs.notebook_files import SCRATCH_LINE
+from labs.questions import option_order
 
 from .conftest import LESSON_10
 from .learner import (
@@ -132,6 +133,7 @@ def test_lesson_10_opens_as_a_notebook_on_the_learners_own_backward_and_comes_ba
     start = run_notebook_cell(notebook, code_cell(notebook, "await start('L10')"))
     expect(start).to_contain_text("Your engine: ember/nudge.py")
     expect(start).to_contain_text("the notebook's drive")
+    asks_in_the_pages_order(page, notebook)
 
     checks = run_notebook_cell(notebook, code_cell(notebook, "check('L10')"))
     expect(checks).to_contain_text("L10 · The order of blame")
@@ -159,6 +161,24 @@ def test_lesson_10_opens_as_a_notebook_on_the_learners_own_backward_and_comes_ba
     expect(lab_editor(page)).to_contain_text(EDIT_MARK)
     assert EDIT_MARK in stored_piece(page, "L10.backward")
     assert "queue.pop(0)" in gap_body(page, "L10.backward")  # the rest of the learner's walk is as it was
+
+
+def asks_in_the_pages_order(page: Page, notebook: Page) -> None:
+    """A question's options in the notebook, lettered in the order the lesson page shows them; a wrong answer."""
+    key = "L10.bfs"
+    inputs = page.locator(f'.ember-question[data-question="{key}"] input')
+    shown = inputs.evaluate_all("(all) => all.map((input) => input.value)")
+    seed = json.loads(page.evaluate("localStorage.getItem('ember:v1')"))["seed"]
+    question = next(q for q in COURSE.lesson("L10").questions if q.id == "bfs")
+    assert shown == option_order(seed, key, [option.id for option in question.options])
+    texts = {option.id: option.text for option in question.options}
+    options = run_notebook_cell(notebook, code_cell(notebook, f"ask('{key}')")).locator("li")
+    expect(options).to_have_text([f"{letter}. {texts[option_id]}" for letter, option_id in zip("abc", shown)])
+    wrong = next(at for at, option_id in enumerate(shown) if option_id != question.answer)
+    verdict = run_notebook_cell(notebook, code_cell(notebook, f"answer('{key}'"), f"answer('{key}', '{'abc'[wrong]}')")
+    feedback = next(option.feedback for option in question.options if option.id == shown[wrong])
+    expect(verdict).to_contain_text(f"Not quite. {feedback}")
+    expect(verdict).not_to_contain_text(question.explain)
 
 
 def drive_file(page: Page, path: str) -> str | None:
@@ -212,6 +232,8 @@ def test_the_hand_over_writes_the_learners_files_into_the_drive(page: Page, cont
     assert drive_file(page, "ember/nudge.py") is not None and drive_file(page, "ember/__init__.py") is not None
     record = json.loads(page.evaluate("localStorage.getItem('ember:notebook')"))
     assert record["files"]["scalar.py"] == scalar
+    seed = json.loads(page.evaluate("localStorage.getItem('ember:v1')"))["seed"]
+    assert json.loads(drive_file(page, "ember/.learner.json")) == {"seed": seed}  # the notebook's order of options
 
 
 def test_a_gap_changed_in_both_places_keeps_both_and_asks(page: Page, context: BrowserContext, base_url: str) -> None:
@@ -292,6 +314,7 @@ def test_on_plain_http_from_another_address_the_kernel_reads_the_learners_files_
         kernel_idle(notebook)
         start = run_notebook_cell(notebook, code_cell(notebook, "await start('L10')"))
         expect(start).to_contain_text("from the browser's storage")
+        asks_in_the_pages_order(page, notebook)  # the seed came with the copy of the learner's files
         checks = run_notebook_cell(notebook, code_cell(notebook, "check('L10')"))
         expect(checks).to_contain_text("[FAIL] the trap graph gives w.grad = 28")  # the learner's breadth-first walk
         claims = len(COURSE.lesson("L10").claims)

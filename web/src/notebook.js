@@ -8,7 +8,9 @@
 // What was handed over is remembered (localStorage, RECORD). When the learner is back on a lesson
 // page, every gap the notebook changed since then is taken into the saved work; where the lab has
 // changed the same gap meanwhile, both versions are kept and the learner chooses. A notebook file
-// that would be overwritten with edits not taken back is first copied aside in the drive.
+// that would be overwritten with edits not taken back is first copied aside in the drive. The hand-over
+// also writes the learner's seed (ember/.learner.json), so the notebook's questions list their options
+// in the order this page shows them.
 import { el } from "./render.js";
 import * as storage from "./storage.js";
 
@@ -17,6 +19,7 @@ const STORE = "files";
 const RECORD = "ember:notebook";
 const FOLDER = "ember";
 const SET_ASIDE_KEPT = 20;
+const LEARNER_FILE = `${FOLDER}/.learner.json`; // the learner's seed, so the notebook lists options in the page's order
 
 // --- the notebook's drive ---------------------------------------------------------------------
 
@@ -63,8 +66,9 @@ export async function readDrive(names) {
 
 function model(path, content, created) {
   const now = new Date().toISOString();
+  const mimetype = path.endsWith(".json") ? "application/json" : "text/x-python";
   return {
-    name: path.split("/").pop(), path, type: "file", format: "text", mimetype: "text/x-python",
+    name: path.split("/").pop(), path, type: "file", format: "text", mimetype,
     content, size: new TextEncoder().encode(content).length, created: created || now, last_modified: now, writable: true,
   };
 }
@@ -154,6 +158,7 @@ export async function handOver(runtime, lab) {
     writes[`${FOLDER}/${name}`] = source;
   }
   if (inDrive["__init__.py"] === undefined) writes[`${FOLDER}/__init__.py`] = '"""My ember: reverse-mode automatic differentiation on single numbers."""\n';
+  writes[LEARNER_FILE] = `${JSON.stringify({ seed: storage.learnerSeed() })}\n`;
   await writeDrive(writes);
   writeRecord({ ...record, files: sources });
   return copies;

@@ -1,41 +1,91 @@
 // Multiple-choice questions with feedback for every option. They need no Python, so they work
 // from the moment the page is shown; the learner's answers are remembered.
+//
+// Each learner sees the options in an order of their own (order.js, from the seed kept with their
+// saved work). A wrong pick shows that option's feedback only and marks it tried; the learner picks
+// again until they find the right one, which opens the explanation, or asks for the answer.
+import { optionOrder } from "./order.js";
 import { el } from "./render.js";
 import * as storage from "./storage.js";
 
 /** Turn every .ember-question placeholder of a page into a question. */
 export function mountQuestions(root, course) {
-  root.querySelectorAll(".ember-question").forEach((holder) => {
-    const key = holder.dataset.question; // "L10.bfs"
-    const [lessonId, questionId] = key.split(".");
-    const question = course.lessons[lessonId].questions.find((q) => q.id === questionId);
-    const name = `q-${key.replace(".", "-")}`;
-    const feedback = el("div", { class: "ember-feedback", "aria-live": "polite" });
-    const explain = el("p", { class: "ember-explain", hidden: true, text: question.explain });
-    const fieldset = el("fieldset", { class: "ember-options" }, el("legend", { text: question.prompt }));
-    for (const option of question.options) {
-      const input = el("input", { type: "radio", name, value: option.id, id: `${name}-${option.id}` });
-      input.addEventListener("change", () => choose(option.id, true));
-      fieldset.append(el("label", { for: input.id, class: "ember-option" }, input, el("span", { text: option.text })));
-    }
-    holder.replaceChildren(fieldset, feedback, explain);
+  const holders = root.querySelectorAll(".ember-question");
+  if (!holders.length) return;
+  const seed = storage.learnerSeed();
+  holders.forEach((holder) => mountQuestion(holder, course, seed));
+}
 
-    function choose(optionId, save) {
-      const option = question.options.find((o) => o.id === optionId);
-      if (!option) return;
-      const correct = optionId === question.answer;
-      feedback.replaceChildren(el("p", { class: correct ? "ember-right" : "ember-wrong" },
-        el("strong", { text: correct ? "Right. " : "Not quite. " }), option.feedback));
-      holder.dataset.answered = correct ? "right" : "wrong";
-      explain.hidden = false;
-      if (save) storage.saveAnswer(key, optionId, correct);
-    }
+function mountQuestion(holder, course, seed) {
+  const key = holder.dataset.question; // "L10.bfs"
+  const [lessonId, questionId] = key.split(".");
+  const question = course.lessons[lessonId].questions.find((q) => q.id === questionId);
+  const byId = new Map(question.options.map((option) => [option.id, option]));
+  const name = `q-${key.replace(".", "-")}`;
+  const feedback = el("div", { class: "ember-feedback", "aria-live": "polite", tabindex: "-1" });
+  const explain = el("p", { class: "ember-explain", hidden: true, text: question.explain });
+  const reveal = el("button", { class: "md-button ember-show-answer", type: "button", hidden: true }, "Show the answer");
+  const fieldset = el("fieldset", { class: "ember-options" }, el("legend", { text: question.prompt }));
+  const labels = new Map();
+  // The options go into the page in the learner's order, so the keyboard meets them as the eye does.
+  for (const optionId of optionOrder(seed, key, [...byId.keys()])) {
+    const input = el("input", { type: "radio", name, value: optionId, id: `${name}-${optionId}` });
+    input.addEventListener("change", () => choose(optionId, true));
+    const tag = el("span", { class: "ember-tag" });
+    const label = el("label", { for: input.id, class: "ember-option", "data-option": optionId },
+      input, el("span", { class: "ember-option-text", text: byId.get(optionId).text }), tag);
+    labels.set(optionId, { label, tag });
+    fieldset.append(label);
+  }
+  holder.replaceChildren(fieldset, feedback, el("div", { class: "ember-toolbar" }, reveal), explain);
 
-    const saved = storage.answers()[key];
-    if (saved) {
-      const input = fieldset.querySelector(`input[value="${CSS.escape(saved.option)}"]`);
-      if (input) input.checked = true;
-      choose(saved.option, false);
+  /** Mark the options tried, and the right one once it is known; open the explanation when earned. */
+  function draw(entry) {
+    const status = storage.questionStatus(entry);
+    const tried = storage.triedOptions(entry);
+    const known = status === "right" || status === "revealed";
+    for (const [optionId, { label, tag }] of labels) {
+      const mark = known && optionId === question.answer ? "answer" : tried.includes(optionId) ? "tried" : "";
+      label.dataset.mark = mark;
+      tag.textContent = { answer: "the answer", tried: "tried", "": "" }[mark];
     }
+    holder.dataset.state = status;
+    explain.hidden = !known;
+    reveal.hidden = status !== "tried";
+  }
+
+  function say(correct, lead, words) {
+    feedback.replaceChildren(el("p", { class: correct ? "ember-right" : "ember-wrong" }, el("strong", { text: lead }), words));
+  }
+
+  function choose(optionId, save) {
+    const option = byId.get(optionId);
+    if (!option) return;
+    const correct = optionId === question.answer;
+    say(correct, correct ? "Right. " : "Not quite. ", option.feedback);
+    holder.dataset.answered = correct ? "right" : "wrong";
+    if (save) storage.saveAnswer(key, optionId, correct);
+    draw(storage.answers()[key]);
+  }
+
+  function showAnswer(save) {
+    const right = byId.get(question.answer);
+    say(true, `The answer: ${right.text}. `, right.feedback);
+    if (save) storage.saveRevealed(key);
+    draw(storage.answers()[key]);
+  }
+
+  reveal.addEventListener("click", () => {
+    showAnswer(true);
+    feedback.focus(); // the button is gone: the learner carries on from what it showed
   });
+
+  const saved = storage.answers()[key];
+  draw(saved);
+  if (saved) {
+    const input = fieldset.querySelector(`input[value="${CSS.escape(saved.option)}"]`);
+    if (input) input.checked = true;
+    if (saved.revealed && !saved.correct) showAnswer(false);
+    else choose(saved.option, false);
+  }
 }

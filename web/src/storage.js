@@ -8,6 +8,11 @@
 // Whatever storage holds, reading it never fails: every field is checked, whatever is readable is
 // used, and anything unreadable is copied aside (never dropped) and reported through `problems()`.
 // Where storage is missing or full, the work of this visit is kept in memory, and reported too.
+//
+// The state also keeps the learner's seed (see order.js): made once, the first time a question is
+// shown, it gives this learner their own order of every question's options, on the page and in the
+// notebook. A state saved before seeds existed reads as it was, and gets one.
+import { SEED_PATTERN, newSeed } from "./order.js";
 
 const KEY = "ember:v1";
 const ASIDE = "ember:unreadable";
@@ -18,19 +23,23 @@ const issues = new Map(); // problem kind -> { kind, detail }
 let cache = { raw: undefined, state: null };
 
 function empty() {
-  return { pieces: {}, answers: {}, progress: {}, last: null };
+  return { pieces: {}, answers: {}, progress: {}, last: null, seed: null };
 }
 
 const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
 const isCount = (value) => Number.isInteger(value) && value >= 0;
 const isTime = (value) => value === undefined || (typeof value === "number" && Number.isFinite(value));
+const isIds = (value) => value === undefined || (Array.isArray(value) && value.every((id) => typeof id === "string"));
 
 const VALID = {
   pieces: (entry) => isObject(entry) && typeof entry.code === "string" && isTime(entry.saved)
     && (entry.version === undefined || typeof entry.version === "string")
     && (entry.exact === undefined || typeof entry.exact === "boolean"),
+  // option: the last one picked; everCorrect: picked right before the answer was shown; tried: the
+  // wrong options picked; revealed: the learner asked for the answer. The last two are newer.
   answers: (entry) => isObject(entry) && typeof entry.option === "string" && typeof entry.correct === "boolean"
-    && (entry.everCorrect === undefined || typeof entry.everCorrect === "boolean"),
+    && (entry.everCorrect === undefined || typeof entry.everCorrect === "boolean")
+    && isIds(entry.tried) && (entry.revealed === undefined || typeof entry.revealed === "boolean"),
   progress: (entry) => isObject(entry) && isCount(entry.passed) && isCount(entry.total)
     && typeof entry.done === "boolean" && isTime(entry.at),
 };
@@ -60,6 +69,8 @@ export function validate(raw) {
   }
   if (typeof saved.last === "string") state.last = saved.last;
   else if (saved.last !== null && saved.last !== undefined) unreadable.push('"last" is not a lesson id');
+  if (typeof saved.seed === "string" && SEED_PATTERN.test(saved.seed)) state.seed = saved.seed;
+  else if (saved.seed !== null && saved.seed !== undefined) unreadable.push('"seed" is not a learner seed');
   return { state, unreadable };
 }
 
@@ -185,11 +196,51 @@ export function answers() {
   return read().answers;
 }
 
+/** Where the learner is with a saved answer: "right", "revealed" (shown the answer first), "tried" or "new". */
+export function questionStatus(entry) {
+  if (!entry) return "new";
+  if (entry.everCorrect || (entry.correct && !entry.revealed && entry.tried === undefined)) return "right";
+  if (entry.revealed) return "revealed";
+  return "tried";
+}
+
+/** The wrong options a saved answer has tried (an answer saved before tries were kept: its one wrong pick). */
+export function triedOptions(entry) {
+  if (!entry) return [];
+  if (entry.tried) return entry.tried;
+  return entry.correct ? [] : [entry.option];
+}
+
+/** Record a pick: the option, whether it is right; a wrong one joins the tried ones. */
 export function saveAnswer(question, option, correct) {
   update((state) => {
-    const before = state.answers[question] || {};
-    state.answers[question] = { option, correct, everCorrect: Boolean(before.everCorrect || correct) };
+    const before = state.answers[question];
+    const tried = triedOptions(before);
+    const revealed = Boolean(before?.revealed);
+    state.answers[question] = {
+      option, correct, everCorrect: questionStatus(before) === "right" || (correct && !revealed),
+      tried: correct || tried.includes(option) ? tried : [...tried, option], revealed,
+    };
   });
+}
+
+/** Record that the learner asked for the answer (after at least one pick). */
+export function saveRevealed(question) {
+  update((state) => {
+    const before = state.answers[question];
+    if (!before) return;
+    state.answers[question] = { ...before, everCorrect: questionStatus(before) === "right", tried: triedOptions(before), revealed: true };
+  });
+}
+
+/** The learner's seed for the order of options: made and kept the first time it is asked for. */
+export function learnerSeed() {
+  const state = read();
+  if (!state.seed) {
+    state.seed = newSeed();
+    write(state);
+  }
+  return state.seed;
 }
 
 export function progress() {
