@@ -28,6 +28,8 @@ export function el(tag, attrs = {}, ...children) {
 /** A Graphviz picture's own width in CSS pixels (Graphviz sizes pictures in points). */
 const naturalWidth = (svg) => (parseFloat(svg.getAttribute("width")) || 0) * (4 / 3);
 const SMALLEST = 0.65; // a picture never shrinks below this share of its own size (see ember.css)
+// A record label as hx writes it, { name | data 2 | grad 28 }: in a top-to-bottom picture, braces stack the fields.
+const RECORD = /label="\{ ((?:[^"\\]|\\.)*) \}"/g;
 
 /**
  * Render Graphviz DOT into an element as an SVG picture with a text alternative. ``room`` is the
@@ -40,8 +42,15 @@ export async function drawDot(dot, alt, room = 0) {
     const instance = await viz();
     let svg = instance.renderSVGElement(dot);
     if (room > 0 && naturalWidth(svg) * SMALLEST > room && /rankdir=LR/.test(dot)) {
-      const upright = instance.renderSVGElement(dot.replace(/rankdir=LR/g, "rankdir=TB"));
-      if (naturalWidth(upright) < naturalWidth(svg)) svg = upright;
+      // Top to bottom, each box's fields first side by side (a record's outer braces dropped), then
+      // stacked: the first that fits, else the narrowest.
+      const upright = dot.replace(/rankdir=LR/g, "rankdir=TB");
+      for (const layout of [upright.replace(RECORD, 'label="$1"'), upright]) {
+        const candidate = instance.renderSVGElement(layout);
+        if (naturalWidth(candidate) >= naturalWidth(svg)) continue;
+        svg = candidate;
+        if (naturalWidth(svg) * SMALLEST <= room) break;
+      }
     }
     // The picture shrinks to fit the column, but not below 65% of its natural size (its labels
     // would be unreadable): past that it scrolls in its own box.
