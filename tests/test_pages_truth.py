@@ -71,6 +71,29 @@ def test_no_text_above_a_prediction_gives_its_answer_away(lesson: str, question:
     assert giveaway not in text[:question_at(lesson, question)]
 
 
+# The table of contents beside the page lists every heading, those below a question too: no heading
+# may answer one of the page's questions.
+HEADING_GIVEAWAYS = [
+    ("L01", "too small"),  # L01.tiny_h: a step can be too small
+    ("L05", "one pass per input"),  # L05.passes
+    ("L06", "stack of your own"),  # L06.recursion_depth: recursion is not enough
+    ("L06", "not paths"),  # L06.paths: a walk without memory counts paths
+    ("L06", "no order"),  # L06.cycle_order
+    ("L07", "only a value can receive"),  # L07.why_wrap
+    ("L07", "older before newer"),  # L07.cycles
+    ("L08", "output first"),  # L08.output_first
+    ("L09", "never assign"),  # L09.a_squared_plus_a: shares add
+    ("L12", "pile up"),  # L12.no_zero_grad
+    ("L13", "overflow"),  # L13.overflow
+]
+
+
+@pytest.mark.parametrize("lesson, words", HEADING_GIVEAWAYS)
+def test_no_heading_in_the_table_of_contents_answers_a_question(lesson: str, words: str) -> None:
+    headings = re.findall(r"^#+ (.*)$", PAGES[lesson].read_text(), re.MULTILINE)
+    assert not [heading for heading in headings if words in heading.lower()]
+
+
 # What answers a question, moved below it (it must still be on the page, after the question).
 REVEALS = [
     ("L02", "L02.tanh_rule", "\\(\\tanh' x = 1 - \\tanh^2 x\\)"),
