@@ -41,7 +41,7 @@ class EdgeStep:
     every record and the last slot ends at the input's real grad.
     """
 
-    step: int  # which _backward call: 0 is the root's
+    step: int  # which step sent it, counting only calls of nodes with inputs (the ones drawn): 0 is the first
     output: str
     input: str
     output_index: int
@@ -232,11 +232,10 @@ def walk_trace(root: object) -> BackwardTrace:
             before = {j: read_attr(values[j], "grad") for j in dict.fromkeys(node.inputs)}
             original()  # type: ignore[operator]
             after = {j: read_attr(values[j], "grad") for j in before}
-            step = len(calls)
             calls.append(node.name)
-            if not node.is_leaf:
+            if not node.is_leaf:  # a leaf's call sends nothing: it is listed in calls, not numbered as a step
+                edges.extend(_edge_steps(len(order), graph, i, upstream, before, after))
                 order.append(node.name)
-                edges.extend(_edge_steps(step, graph, i, upstream, before, after))
 
         return recorded_backward
 

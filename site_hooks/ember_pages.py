@@ -129,6 +129,8 @@ def course_json(course: Course, urls: dict[str, str]) -> dict[str, Any]:
                 "question": lesson.question, "minutes": lesson.minutes, "builds_on": list(lesson.builds_on),
                 "can_now": lesson.can_now,
                 "url": urls.get(lesson.id), "gaps": list(lesson.gaps),
+                # whether an earlier lesson has gaps the lab could fill with finished pieces
+                "earlier_gaps": any(gap.number < lesson.number for gap in course.gaps.values()),
                 "claims": [{"key": claim.key, "name": claim.name} for claim in lesson.claims],
                 "questions": [
                     {"id": q.id, "prompt": q.prompt, "answer": q.answer, "explain": q.explain,

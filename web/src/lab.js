@@ -35,7 +35,10 @@ export class Lab {
     this.stopButton = el("button", { class: "md-button", type: "button", hidden: true, onclick: () => this.runtime.stop() }, "Stop");
     this.undoButton = el("button", { class: "md-button", type: "button", hidden: true, onclick: () => this.restore() }, "Undo");
     this.notice = el("p", { class: "ember-notice", "aria-live": "polite" });
-    const loadButton = el("button", { class: "md-button", type: "button", onclick: () => this.loadFinished(false) }, "Load the finished pieces of earlier lessons");
+    // Offered only where earlier lessons have gaps to fill (lesson 01 has none).
+    const loadButton = lesson.earlier_gaps
+      ? el("button", { class: "md-button", type: "button", onclick: () => this.loadFinished(false) }, "Load the finished pieces of earlier lessons")
+      : null;
     const downloads = this.files.map((file) => el("button", { class: "md-button", type: "button", onclick: () => this.download(file) }, `Download my ember/${file}`));
     this.notebookButton = el("button", { class: "md-button ember-open-notebook", type: "button", onclick: () => this.openNotebook() }, "Open as notebook");
     this.replaceMine = el("div", { class: "ember-replace", hidden: true });
@@ -91,8 +94,16 @@ export class Lab {
     return el("div", { class: "ember-closing", "data-lit": "false" },
       el("p", {}, el("strong", { text: "Your ember can now " }), lesson.can_now + "."),
       earlier.length ? el("div", {}, el("p", { text: "It already could:" }), could) : null,
-      el("p", { class: "ember-links" }, link(order[at - 1], "Previous"), " ", link(order[at + 1], "Next")),
+      this.lessonLinks(link(order[at - 1], "Previous"), link(order[at + 1], "Next")),
     );
+  }
+
+  /** The links to the lessons before and after, as a short list (one link each, kept apart). */
+  lessonLinks(previous, next) {
+    const links = el("ul", { class: "ember-links" });
+    if (previous) links.append(el("li", { class: "ember-link-previous" }, "← ", previous));
+    if (next) links.append(el("li", { class: "ember-link-next" }, next, " →"));
+    return links.children.length ? links : null;
   }
 
   /** Ask Python for the learner's files as this lab starts: {files: {name: {source, gaps}}, exact, problem}. */

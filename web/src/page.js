@@ -149,7 +149,8 @@ async function mountPage() {
   root.querySelectorAll(".ember-lab").forEach((holder) => { lab = new Lab(holder, { course: data, runtime, siteRoot }); });
   currentLab = lab;
   watchNotebook(root, data);
-  const loadFinished = lab ? () => lab.loadFinished(false) : null; // every lesson page has its lab
+  // every lesson page has its lab; there is nothing to load before the first lesson's gaps
+  const loadFinished = lab && data.lessons[lesson]?.earlier_gaps ? () => lab.loadFinished(false) : null;
   mountCells(root, { runtime, lesson, page: location.pathname, loadFinished });
 }
 

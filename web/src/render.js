@@ -25,14 +25,36 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** Render Graphviz DOT into an element as an SVG picture with a text alternative. */
-export async function drawDot(dot, alt) {
+/** A Graphviz picture's own width in CSS pixels (Graphviz sizes pictures in points). */
+const naturalWidth = (svg) => (parseFloat(svg.getAttribute("width")) || 0) * (4 / 3);
+const SMALLEST = 0.65; // a picture never shrinks below this share of its own size (see ember.css)
+// A record label as hx writes it, { name | data 2 | grad 28 }: in a top-to-bottom picture, braces stack the fields.
+const RECORD = /label="\{ ((?:[^"\\]|\\.)*) \}"/g;
+
+/**
+ * Render Graphviz DOT into an element as an SVG picture with a text alternative. ``room`` is the
+ * width the picture gets, when known: a left-to-right picture too wide for it even at its smallest
+ * is laid out top to bottom instead, when that makes it narrower.
+ */
+export async function drawDot(dot, alt, room = 0) {
   const figure = el("figure", { class: "ember-figure" });
   try {
-    const svg = (await viz()).renderSVGElement(dot);
-    // Graphviz sizes pictures in points. The picture shrinks to fit the column, but not below 65%
-    // of its natural size (its labels would be unreadable): past that it scrolls in its own box.
-    const natural = (parseFloat(svg.getAttribute("width")) || 0) * (4 / 3);
+    const instance = await viz();
+    let svg = instance.renderSVGElement(dot);
+    if (room > 0 && naturalWidth(svg) * SMALLEST > room && /rankdir=LR/.test(dot)) {
+      // Top to bottom, each box's fields first side by side (a record's outer braces dropped), then
+      // stacked: the first that fits, else the narrowest.
+      const upright = dot.replace(/rankdir=LR/g, "rankdir=TB");
+      for (const layout of [upright.replace(RECORD, 'label="$1"'), upright]) {
+        const candidate = instance.renderSVGElement(layout);
+        if (naturalWidth(candidate) >= naturalWidth(svg)) continue;
+        svg = candidate;
+        if (naturalWidth(svg) * SMALLEST <= room) break;
+      }
+    }
+    // The picture shrinks to fit the column, but not below 65% of its natural size (its labels
+    // would be unreadable): past that it scrolls in its own box.
+    const natural = naturalWidth(svg);
     if (natural) svg.style.setProperty("--natural", String(Math.round(natural)));
     svg.classList.add("ember-dot");
     svg.setAttribute("role", "img");
@@ -50,12 +72,13 @@ function tableFrom(html) {
   return holder;
 }
 
-async function graph(item) {
+async function graph(item, target) {
   const box = el("div", { class: "ember-graph" });
   if (item.title) box.append(el("h4", { class: "ember-graph-title", text: item.title }));
   box.append(el("p", { class: "ember-graph-counts", text: `${item.nodes} nodes, ${item.edges} backward edges` }));
   const body = el("div", { class: "ember-graph-body" }, tableFrom(item.table));
-  body.append(await drawDot(item.dot, `${item.title || "The graph"}: ${item.nodes} nodes and ${item.edges} backward edges, with values and gradients`));
+  const alt = `${item.title || "The graph"}: ${item.nodes} nodes and ${item.edges} backward edges, with values and gradients`;
+  body.append(await drawDot(item.dot, alt, roomIn(target, 1, 100000)));
   box.append(body);
   return box;
 }
@@ -95,9 +118,21 @@ function scale(values, log, from, to) {
 
 const tickText = (v) => (Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-2 && v !== 0) ? v.toExponential(0) : String(+v.toPrecision(3)));
 
-/** A line plot with optional log axes, coloured by the theme. */
-function plot(item) {
-  const width = 560, height = 300, left = 64, right = 16, top = 28, bottom = 44;
+/**
+ * The width a picture gets in ``target`` (the cell's output), within [low, high]; ``high`` where it
+ * cannot be measured. Pictures are laid out at this width and drawn at their own size, so their
+ * text keeps the size the style sheet gives it (11 px and up) on a phone too, instead of shrinking
+ * with the whole picture.
+ */
+function roomIn(target, low, high) {
+  const room = target && target.isConnected ? target.clientWidth : 0;
+  return room > 0 ? Math.max(low, Math.min(high, Math.floor(room))) : high;
+}
+
+/** A line plot with optional log axes, coloured by the theme, as wide as its place allows. */
+function plot(item, target) {
+  const width = roomIn(target, 280, 560), left = 64, right = 16, top = 28, bottom = 44;
+  const height = Math.round(Math.max(230, Math.min(300, width * 0.6)));
   const points = item.series.flatMap((line) => line.points);
   const figure = el("figure", { class: "ember-figure ember-plot", "data-key": item.key || "" });
   const picture = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": item.alt, width, height });
@@ -126,8 +161,8 @@ function plot(item) {
 }
 
 /** The plane coloured by a model's output, with the labelled points on top. */
-function boundary(item) {
-  const size = 320;
+function boundary(item, target) {
+  const size = roomIn(target, 200, 320);
   const [x0, x1, y0, y1] = item.extent;
   const n = item.resolution;
   const cell = size / n;
@@ -203,7 +238,7 @@ const DRAW_NOW = { plot, boundary, table, text: liveText };
 export function renderLive(target, item) {
   const draw = DRAW_NOW[item.kind];
   if (!draw) return;
-  const fresh = draw(item);
+  const fresh = draw(item, target);
   fresh.dataset.key = item.key;
   const old = [...target.children].find((child) => child.dataset.key === item.key);
   if (old) old.replaceWith(fresh);
@@ -332,8 +367,9 @@ function backwardPair(item) {
 }
 
 /** A heat map of f(x, y) with arrows on top (the gradient at a few points), axes in data units. */
-function field(item) {
-  const size = 320, left = 44, bottom = 36, top = 8, right = 8;
+function field(item, target) {
+  const left = 44, bottom = 36, top = 8, right = 8;
+  const size = roomIn(target, 200 + left + right, 320 + left + right) - left - right;
   const width = left + size + right, height = top + size + bottom;
   const [x0, x1, y0, y1] = item.extent;
   const n = item.resolution;
@@ -397,6 +433,6 @@ const DRAW = {
 export async function renderOutputs(target, outputs) {
   for (const item of outputs) {
     const draw = DRAW[item.kind];
-    target.append(draw ? await draw(item) : el("p", { class: "ember-error", text: `(this page cannot draw an item of kind "${item.kind}")` }));
+    target.append(draw ? await draw(item, target) : el("p", { class: "ember-error", text: `(this page cannot draw an item of kind "${item.kind}")` }));
   }
 }

@@ -1,0 +1,115 @@
+"""What a learner sees on the lesson pages: lab buttons, walk cards, plots on a phone, wide graphs, the closing box."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+
+from playwright.sync_api import Page, expect
+
+from labs.course import load_course
+from labs.learner import finished_pieces
+from tests.test_part2_pages import KAHN
+
+from .conftest import LESSON_10
+from .learner import open_page, run_cell, wait_for_lab
+
+COURSE = load_course()
+LESSON_01 = "lessons/01-slopes-by-nudging/"
+LESSON_02 = "lessons/02-the-chain-rule/"
+LESSON_03 = "lessons/03-many-inputs/"
+LOAD = "Load the finished pieces of earlier lessons"
+
+
+def with_work(page: Page, pieces: dict[str, str]) -> None:
+    """Start the page's browser profile with these pieces saved, as a learner who wrote them would have."""
+    state = {"pieces": {gap: {"code": code, "saved": 1} for gap, code in pieces.items()},
+             "answers": {}, "progress": {}, "last": None}
+    saved = json.dumps(json.dumps(state))
+    page.context.add_init_script(f"try {{ localStorage.setItem('ember:v1', {saved}); }} catch {{}}")
+
+
+def finished_up_to(lesson: str) -> dict[str, str]:
+    return finished_pieces(COURSE, COURSE.lesson(lesson).number)
+
+
+def test_the_first_lab_offers_no_earlier_pieces_to_load_and_the_second_does(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_01)
+    lab = wait_for_lab(page)
+    expect(lab.get_by_role("button", name="Run checks")).to_be_visible()
+    expect(lab.get_by_role("button", name=LOAD)).to_have_count(0)
+    open_page(page, base_url + LESSON_02)
+    expect(wait_for_lab(page).get_by_role("button", name=LOAD)).to_be_visible()
+
+
+def test_walk_cards_number_the_steps_shown_when_a_walk_calls_leaves_between_them(page: Page, base_url: str) -> None:
+    # A correct backward() in PyTorch's way (Kahn's algorithm) calls leaf c's step before d's.
+    with_work(page, finished_up_to("L09") | {"L10.backward": textwrap.dedent(KAHN)})
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    output = run_cell(page, 4)  # show_walk on lesson 09's example
+    cards = output.locator(".ember-cards")
+    expect(cards.locator(".ember-walk-order")).to_contain_text("L, e, c, d")
+    titles = cards.locator(".ember-card-title").all_inner_texts()
+    steps = [int(m.group(1)) for m in (re.match(r"step (\d+) ·", t) for t in titles) if m]
+    assert steps == [1, 1, 2, 2, 3, 3], titles
+
+
+# The rendered size of every tick label of every drawing in a cell's output: its font size times
+# the scale at which its SVG is drawn.
+TICK_SIZES = """(output) => [...output.querySelectorAll("svg")].flatMap((svg) => {
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  return [...svg.querySelectorAll("text.ember-tick, text.ember-label")].map(
+    (text) => parseFloat(getComputedStyle(text).fontSize) * scale);
+})"""
+
+
+def test_plot_and_heat_map_labels_stay_readable_on_a_phone(page: Page, base_url: str) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    with_work(page, finished_up_to("L03"))
+    open_page(page, base_url + LESSON_01)
+    wait_for_lab(page)
+    for index in (1, 3):  # the secants, and the V of errors on log axes
+        output = run_cell(page, index)
+        expect(output.locator("svg text.ember-tick").first).to_be_attached()
+        sizes = output.evaluate(TICK_SIZES)
+        assert sizes and min(sizes) >= 11, sizes
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    open_page(page, base_url + LESSON_03)
+    wait_for_lab(page)
+    output = run_cell(page, 1)  # the heat map with gradient arrows
+    expect(output.locator(".ember-field svg")).to_be_visible()
+    sizes = output.evaluate(TICK_SIZES)
+    assert sizes and min(sizes) >= 11, sizes
+
+
+def test_the_trap_graph_fits_its_box_on_a_laptop(page: Page, base_url: str) -> None:
+    page.set_viewport_size({"width": 1280, "height": 900})
+    with_work(page, finished_up_to("L10"))
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    output = run_cell(page, 5)  # show_walk on the trap graph: the cards, then the graph
+    picture = output.locator("svg.ember-dot")
+    expect(picture).to_have_count(1)
+    box = output.locator(".ember-graph .ember-figure")
+    inside = box.evaluate("(f) => { const s = f.querySelector('svg').getBoundingClientRect();"
+                          " const b = f.getBoundingClientRect();"
+                          " return {right: s.right, box: b.right, scroll: f.scrollWidth, client: f.clientWidth}; }")
+    assert inside["right"] <= inside["box"] + 0.5 and inside["scroll"] <= inside["client"] + 1, inside
+    expect(picture.locator("g.node", has_text="c")).not_to_have_count(0)
+
+
+def test_the_closing_box_keeps_previous_and_next_apart(page: Page, base_url: str) -> None:
+    open_page(page, base_url + LESSON_10)
+    links = wait_for_lab(page).locator(".ember-closing .ember-links li")
+    expect(links).to_have_count(2)
+    previous, following = links.nth(0), links.nth(1)
+    expect(previous).to_contain_text("Previous: Many paths, one sum")
+    expect(following).to_contain_text("Next: Trust, but verify")
+    left, right = previous.bounding_box(), following.bounding_box()
+    assert left and right and left["x"] + left["width"] < right["x"]
+    open_page(page, base_url + LESSON_01)
+    links = wait_for_lab(page).locator(".ember-closing .ember-links li")
+    expect(links).to_have_count(1)
+    expect(links.first).to_contain_text("Next: The chain rule")

@@ -1,0 +1,206 @@
+"""Lessons 01-13 ask before they show, and say what their runs show.
+
+A prediction question's answer is never stated, printed or drawn above it (its headings
+included: they are the page's table of contents too), and what the prose says matches what
+the page's own cells print.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+
+import pytest
+
+import hx
+from ember.scalar import Value
+from labs.course import load_course
+from labs.notebook_html import item_html
+from labs.session import Session
+from tests.test_part2_pages import KAHN, PAGES, run_cells, text_of
+
+COURSE = load_course()
+
+
+def question_at(lesson: str, question: str) -> int:
+    """Where a question's fence starts on its lesson's page."""
+    text = PAGES[lesson].read_text()
+    fence = f"```ember-question\n{question}\n```"
+    assert fence in text, fence
+    return text.index(fence)
+
+
+# Text that gives a question's answer away, and must not stand anywhere above the question.
+GIVEAWAYS = [
+    ("L01", "L01.tiny_h", "The computer disagrees"),
+    ("L01", "L01.tiny_h", "## Too small a step"),
+    ("L02", "L02.tanh_rule", "\\(1 - \\tanh^2 x\\)"),
+    ("L05", "L05.passes", "## One pass per input"),
+    ("L05", "L05.passes", "the one seeded with deriv 1"),
+    ("L06", "L06.paths", "four to level 38"),
+    ("L06", "L06.paths", "four ways"),
+    ("L06", "L06.cycle_order", "## A cycle has no order"),
+    ("L06", "L06.cycle_order", "A cycle has no order"),
+    ("L06", "L06.recursion_depth", "## Depth-first, with a stack of your own"),
+    ("L07", "L07.why_wrap", "## Only a Value can receive a gradient"),
+    ("L07", "L07.why_wrap", "a number has nowhere to keep a"),
+    ("L07", "L07.cycles", "graph without cycles"),
+    ("L07", "L07.cycles", "never round in a circle"),
+    ("L08", "L08.sum_share", "pass the gradient through unchanged"),
+    ("L08", "L08.output_first", "## Output first"),
+    ("L08", "L08.output_first", "A step can only pass on what has already"),
+    ("L09", "L09.a_squared_plus_a", "2a + 1 = 7"),
+    ("L09", "L09.reflected", "falls when \\(a\\) grows, slope \\(-1\\)"),
+    ("L11", "L11.division", "none: `a * b**-1`"),
+    ("L11", "L11.division", "Division needs no step of its own"),
+    ("L12", "L12.no_zero_grad", "## Gradients pile up"),
+    ("L12", "L12.no_zero_grad", "*adds* each share"),
+    ("L12", "L12.why_accumulate", "a Value used twice must collect"),
+    ("L13", "L13.same_gradient", "largest difference between the two slopes"),
+    ("L13", "L13.overflow", "## When the exponential overflows"),
+]
+
+
+def _ids(cases: list[tuple[str, str, str]]) -> list[str]:
+    return [f"{question}-{number}" for number, (_, question, _) in enumerate(cases)]
+
+
+@pytest.mark.parametrize("lesson, question, giveaway", GIVEAWAYS, ids=_ids(GIVEAWAYS))
+def test_no_text_above_a_prediction_gives_its_answer_away(lesson: str, question: str, giveaway: str) -> None:
+    text = PAGES[lesson].read_text()
+    assert giveaway not in text[:question_at(lesson, question)]
+
+
+# The table of contents beside the page lists every heading, those below a question too: no heading
+# may answer one of the page's questions.
+HEADING_GIVEAWAYS = [
+    ("L01", "too small"),  # L01.tiny_h: a step can be too small
+    ("L05", "one pass per input"),  # L05.passes
+    ("L06", "stack of your own"),  # L06.recursion_depth: recursion is not enough
+    ("L06", "not paths"),  # L06.paths: a walk without memory counts paths
+    ("L06", "no order"),  # L06.cycle_order
+    ("L07", "only a value can receive"),  # L07.why_wrap
+    ("L07", "older before newer"),  # L07.cycles
+    ("L08", "output first"),  # L08.output_first
+    ("L09", "never assign"),  # L09.a_squared_plus_a: shares add
+    ("L12", "pile up"),  # L12.no_zero_grad
+    ("L13", "overflow"),  # L13.overflow
+]
+
+
+@pytest.mark.parametrize("lesson, words", HEADING_GIVEAWAYS)
+def test_no_heading_in_the_table_of_contents_answers_a_question(lesson: str, words: str) -> None:
+    headings = re.findall(r"^#+ (.*)$", PAGES[lesson].read_text(), re.MULTILINE)
+    assert not [heading for heading in headings if words in heading.lower()]
+
+
+# What answers a question, moved below it (it must still be on the page, after the question).
+REVEALS = [
+    ("L02", "L02.tanh_rule", "\\(\\tanh' x = 1 - \\tanh^2 x\\)"),
+    ("L05", "L05.passes", "the one seeded with deriv 1"),
+    ("L06", "L06.paths", "four ways"),
+    ("L06", "L06.cycle_order", "A cycle has no order"),
+    ("L07", "L07.why_wrap", "a number has nowhere to keep a"),
+    ("L07", "L07.cycles", "graph without cycles"),
+    ("L08", "L08.sum_share", "pass the gradient through unchanged"),
+    ("L08", "L08.output_first", "A step can only pass on what has already"),
+    ("L09", "L09.a_squared_plus_a", "2a + 1 = 7"),
+    ("L09", "L09.reflected", "falls when \\(a\\) grows, slope \\(-1\\)"),
+    ("L11", "L11.division", "Division needs no step of its own"),
+    ("L12", "L12.no_zero_grad", 'print("doubled:"'),
+    ("L12", "L12.why_accumulate", "a Value used twice must collect"),
+    ("L13", "L13.same_gradient", "largest difference between the two slopes"),
+]
+
+
+@pytest.mark.parametrize("lesson, question, reveal", REVEALS, ids=_ids(REVEALS))
+def test_what_answers_a_prediction_comes_after_it(lesson: str, question: str, reveal: str) -> None:
+    text = PAGES[lesson].read_text()
+    assert reveal in text[question_at(lesson, question):]
+
+
+# A number in a right answer may also be printed above its question as some other quantity.
+COINCIDENCES = {
+    ("L03.shares", "4"): "cell 1 prints ∂f/∂y = 4.0 of another function",
+    ("L06.paths", "2"): "the answer's 2⁴⁰ reads as 2 and 40",
+    ("L07.what_is_remembered", "3.0"): "cell 3 prints b = Value(3.0), another Value",
+}
+
+
+@pytest.mark.parametrize("lesson", sorted(PAGES))
+def test_no_cell_prints_a_predictions_number_above_it(lesson: str, session: Session) -> None:
+    """Run the page top to bottom; a number in a question's right answer is not printed before it."""
+    text = PAGES[lesson].read_text()
+    cells = [m.start() for m in re.finditer(r"^```ember-cell", text, re.MULTILINE)]
+    outputs = [text_of(o) for o in run_cells(session, lesson)]
+    for question in COURSE.lesson(lesson).questions:
+        at = question_at(lesson, f"{lesson}.{question.id}")
+        printed = "".join(out for start, out in zip(cells, outputs) if start < at)
+        (answer,) = [o.text for o in question.options if o.id == question.answer]
+        for number in re.findall(r"-?\d(?:[\d,.]*\d)?", answer):
+            found = re.search(rf"(?<![\d.]){re.escape(number)}(?!\d)", printed)
+            if found and (f"{lesson}.{question.id}", number) not in COINCIDENCES:
+                pytest.fail(f"{lesson}.{question.id}: its answer's {number} is printed above it: {printed!r}")
+
+
+def test_lesson_04s_cost_question_counts_the_calls_its_cell_prints(session: Session) -> None:
+    printed = "".join(text_of(o) for o in run_cells(session, "L04"))
+    calls = re.search(r"65,536 weights would need ([\d,]+) calls", printed)
+    assert calls and calls.group(1) == f"{2 * 65_536:,}"
+    (question,) = [q for q in COURSE.lesson("L04").questions if q.id == "vjp_cost"]
+    (answer,) = [o.text for o in question.options if o.id == question.answer]
+    assert "central differences" in question.prompt and calls.group(1) in answer
+    assert calls.group(1) in question.explain and "directions" not in answer
+
+
+def test_lesson_10s_breadth_first_order_is_the_one_its_cell_runs(session: Session) -> None:
+    printed = text_of(run_cells(session, "L10")[0])
+    ran = re.search(r"steps run in this order: (.*)", printed)
+    assert ran
+    named = [name for name in ran.group(1).split(", ") if not name.startswith("the constant")]
+    (question,) = [q for q in COURSE.lesson("L10").questions if q.id == "safe_order"]
+    walked = [o for o in question.options if "breadth-first" in o.feedback]
+    assert [o.text for o in walked] == [", ".join(named)] == ["c, x, d, w, e"]
+    assert "c, x, d, e, w" not in PAGES["L10"].read_text() + "".join(o.text for o in question.options)
+
+
+def test_lesson_03_says_where_the_gradient_arrows_point_as_the_run_draws_them(session: Session) -> None:
+    (field,) = [item for o in run_cells(session, "L03") for item in o if item["kind"] == "field"]
+    far_left = [arrow for arrow in field["arrows"] if arrow[0] < -0.75]
+    between = [arrow for arrow in field["arrows"] if -0.7 < arrow[0] < 0.7]
+    assert far_left and all(dx < 0 for _, _, dx, _ in far_left)  # away from the hill, on the right
+    assert all(dx > 0 for _, _, dx, _ in between)
+    text = PAGES["L03"].read_text()
+    assert "Every arrow points away from the hollow and toward the top of the hill" not in text
+    assert "*away* from the hill" in text and "\\(x = -1.6\\)" in text
+
+
+def test_only_lessons_with_earlier_gaps_offer_to_load_their_finished_pieces() -> None:
+    from site_hooks.ember_pages import course_json
+
+    lessons = course_json(COURSE, {})["lessons"]
+    assert lessons["L01"]["earlier_gaps"] is False
+    assert all(lessons[lesson]["earlier_gaps"] is True for lesson in COURSE.lessons if lesson != "L01")
+
+
+def _lesson_09_example() -> Value:
+    a, b, c = Value(2.0, label="a"), Value(-3.0, label="b"), Value(10.0, label="c")
+    d = a * b
+    d.label = "d"
+    e = d + c
+    e.label = "e"
+    loss = e * a
+    loss.label = "L"
+    return loss
+
+
+def test_walk_cards_number_the_steps_they_show_even_when_leaves_are_called_between(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    namespace: dict[str, object] = {}
+    exec(textwrap.dedent(KAHN), namespace)  # a correct backward() that calls leaves between other steps
+    monkeypatch.setattr(Value, "backward", namespace["backward"])
+    trace = hx.walk_trace(_lesson_09_example())
+    assert trace.ok and trace.calls.index("c") < trace.calls.index("d")  # a leaf's call comes before d's step
+    assert sorted({edge.step for edge in trace.edges}) == list(range(len(trace.order)))
+    cards = item_html({"kind": "backward", "title": "", "trace": trace.to_dict()}, lambda dot: "")
+    assert [int(n) for n in re.findall(r"step (\d+) ·", cards)] == [1, 1, 2, 2, 3, 3]
