@@ -8,6 +8,7 @@ the page never holds a Python object. Requests carry the learner's work as
 
 from __future__ import annotations
 
+import gc
 import importlib
 import json
 import sys
@@ -30,6 +31,28 @@ Ask = Callable[[str], "str | None"]
 NO_INPUT = ("input() cannot wait for your answer on this page: the server does not send the two "
             "cross-origin isolation headers that let Python pause while you type (see the page on "
             "hosting the course). Put the value in the cell instead, for example: name = 'Ada'")
+
+
+def _collections() -> int:
+    """How many times the garbage collector has run so far, all generations together."""
+    return sum(stats["collections"] for stats in gc.get_stats())
+
+
+class _CollectAfter:
+    """A full collection after code that made the collector run: WebAssembly memory never shrinks.
+
+    A Value's backward step refers back to its Value, so the graphs of a training loop are cycles
+    that only a full collection frees; left to the collector's own schedule, they pile up in the
+    oldest generation and the heap grows with every run. Code that made few objects (print(1))
+    never starts the collector, and costs nothing here.
+    """
+
+    def __enter__(self) -> None:
+        self.before = _collections()
+
+    def __exit__(self, *exc: object) -> None:
+        if _collections() != self.before:
+            gc.collect()
 
 
 class InputUnavailable(RuntimeError):
@@ -119,7 +142,7 @@ class Session:
                      "cell_line": exc.lineno}
         else:
             try:
-                with redirect_stdout(outputs), redirect_stderr(Stderr(outputs)):
+                with _CollectAfter(), redirect_stdout(outputs), redirect_stderr(Stderr(outputs)):
                     exec(compiled, self._namespace(page))
             except KeyboardInterrupt:
                 error = {**Problem("stopped", "Stopped.").to_dict(), "cell_line": None}
@@ -148,7 +171,9 @@ class Session:
         if problem is not None:
             return json.dumps(stopped_early(self.course.lesson(lab), problem).to_dict())
         files = self.learner_files(build_modules(self.course, lab, work))
-        return json.dumps(check_files(lab, files, course=self.course).to_dict())
+        with _CollectAfter():
+            report = check_files(lab, files, course=self.course)
+        return json.dumps(report.to_dict())
 
     def module(self, lab: str, work: Work) -> str:
         """The learner's files as ``lab`` starts, where their gaps lie, and the work as exact texts."""

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
@@ -38,6 +39,46 @@ class TimeLimitExceeded(Exception):
     """A piece of learner code ran past its time limit."""
 
 
+Timer = Callable[[float | None], object]
+
+
+@dataclass
+class _Interrupts:
+    """The runtime's interrupt buffer, when the page shares one: a timer outside Python sets it."""
+
+    timer: Timer | None = None  # timer(seconds) sends SIGALRM after that long; timer(None) cancels
+    armed: str | None = None  # the message of the deadline that is running, if one is
+
+
+_interrupts = _Interrupts()
+
+
+def use_interrupt_timer(timer: Timer | None) -> None:
+    """Watch learner code through the runtime's interrupt buffer from now on (None: stop doing so).
+
+    ``timer(seconds)`` must have SIGALRM delivered to Python once ``seconds`` have passed, and
+    ``timer(None)`` cancel that. Python checks the buffer as it runs, at no cost to the learner's
+    code; an alarm that comes after its deadline was lifted is ignored.
+    """
+    if timer is not None:
+        signal.signal(signal.SIGALRM, _on_interrupt_alarm)
+    _interrupts.timer = timer
+
+
+def _on_interrupt_alarm(signum: int, frame: FrameType | None) -> None:
+    if _interrupts.armed is not None:
+        raise TimeLimitExceeded(_interrupts.armed)
+
+
+def mechanism() -> str:
+    """How learner code is watched here: 'alarm', 'interrupt', 'monitoring' or 'trace'."""
+    if _alarm_available():
+        return "alarm"
+    if _interrupts.timer is not None:
+        return "interrupt"
+    return "monitoring" if _free_monitoring_tool() is not None else "trace"
+
+
 def _alarm_available() -> bool:
     return (
         sys.platform != "emscripten"
@@ -50,16 +91,21 @@ def _alarm_available() -> bool:
 def time_limit(seconds: float, watched_files: frozenset[str]) -> Iterator[None]:
     """Raise TimeLimitExceeded inside the block once ``seconds`` have passed.
 
-    With a real-time alarm (CPython, main thread) this costs nothing until it
-    fires. Elsewhere (Pyodide, threads) only code from ``watched_files``, the
-    learner's modules, is watched: through sys.monitoring where Python has it
-    (3.12+: one event per loop turn or call, about five times cheaper than a
-    trace of every line), else through a trace function.
+    With a real-time alarm (CPython, main thread), or with the runtime's interrupt
+    buffer (Pyodide on a cross-origin isolated page), this costs nothing until it
+    fires. Elsewhere only code from ``watched_files``, the learner's modules, is
+    watched: through sys.monitoring where Python has it (3.12+: one event per loop
+    turn or call, about five times cheaper than a trace of every line), else
+    through a trace function.
     """
-    if _alarm_available():
+    how = mechanism()
+    if how == "alarm":
         with _alarm(seconds):
             yield
-    elif _free_monitoring_tool() is not None:
+    elif how == "interrupt":
+        with _interrupt_deadline(seconds):
+            yield
+    elif how == "monitoring":
         with _monitored_deadline(seconds, watched_files):
             yield
     else:
@@ -79,6 +125,19 @@ def _alarm(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
+def _interrupt_deadline(seconds: float) -> Iterator[None]:
+    timer = _interrupts.timer
+    assert timer is not None
+    _interrupts.armed = f"still running after {seconds:g} s"
+    timer(seconds)
+    try:
+        yield
+    finally:
+        _interrupts.armed = None
+        timer(None)
 
 
 @contextmanager

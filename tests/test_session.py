@@ -128,3 +128,19 @@ def test_a_check_before_any_cell_imports_between_the_learners_files(session: Ses
     assert again["passed"]
     after = run(session, "import ember.graph as g\nprint(g.__file__ == ember.graph.__file__, Value.__module__)", pieces)
     assert after["outputs"][0]["text"] == "True ember.scalar\n"
+
+
+def test_a_cell_that_made_the_collector_run_is_followed_by_a_full_collection(
+        session: Session, monkeypatch) -> None:
+    """Graphs of Values are cycles: a cell that made many objects ends with gc.collect(); print(1) does not."""
+    import gc
+
+    calls: list[int] = []
+    collect = gc.collect
+    monkeypatch.setattr(gc, "collect", lambda *args: calls.append(1) or collect(*args))
+    assert run(session, "print(1)")["error"] is None
+    assert calls == []
+    code = ("from ember.scalar import Value\nx = Value(1.0)\n"
+            "for _ in range(300):\n    y = x * x + x\n    y.backward()\n")
+    assert run(session, code)["error"] is None
+    assert calls == [1]

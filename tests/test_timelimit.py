@@ -95,3 +95,69 @@ def test_sys_monitoring_stops_an_endless_loop_in_learner_code_and_frees_its_tool
         learner_function(body)()
     assert time.monotonic() - start < 5
     assert all(sys.monitoring.get_tool(tool) is None for tool in range(6))
+
+
+class AlarmTimer:
+    """A stand-in for the page's timer: delivers SIGALRM to this process after the given seconds."""
+
+    def __init__(self) -> None:
+        self.calls: list[float | None] = []
+        self.pending: threading.Timer | None = None
+
+    def __call__(self, seconds: float | None) -> None:
+        import os
+        import signal
+
+        self.calls.append(seconds)
+        if self.pending is not None:
+            self.pending.cancel()
+            self.pending = None
+        if seconds is not None:
+            self.pending = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGALRM))
+            self.pending.start()
+
+
+@pytest.fixture
+def interrupt_timer(monkeypatch: pytest.MonkeyPatch):
+    """The interrupt-buffer mechanism in use, as in Pyodide on an isolated page."""
+    import signal
+
+    from labs import timelimit
+
+    previous = signal.getsignal(signal.SIGALRM)
+    timer = AlarmTimer()
+    monkeypatch.setattr(timelimit, "_alarm_available", lambda: False)
+    timelimit.use_interrupt_timer(timer)
+    yield timer
+    timelimit.use_interrupt_timer(None)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def test_the_interrupt_timer_stops_an_endless_loop_and_is_cancelled_after(interrupt_timer: AlarmTimer) -> None:
+    from labs.timelimit import mechanism
+
+    assert mechanism() == "interrupt"
+    start = time.monotonic()
+    with pytest.raises(TimeLimitExceeded, match=r"still running after 0\.2 s"), \
+            time_limit(0.2, frozenset({LEARNER_FILE})):
+        learner_function("    while True:\n        pass\n")()
+    assert time.monotonic() - start < 5
+    assert interrupt_timer.calls == [0.2, None]
+
+
+def test_an_alarm_after_the_deadline_was_lifted_is_ignored(interrupt_timer: AlarmTimer) -> None:
+    import os
+    import signal
+
+    with time_limit(5, frozenset({LEARNER_FILE})):
+        total = sum(range(1000))
+    os.kill(os.getpid(), signal.SIGALRM)  # the timer fired just as the code finished
+    time.sleep(0.05)
+    assert total == 499500 and interrupt_timer.calls == [5, None]
+
+
+def test_without_an_interrupt_timer_pyodide_watches_with_sys_monitoring_or_a_trace(monkeypatch) -> None:
+    from labs import timelimit
+
+    monkeypatch.setattr(timelimit, "_alarm_available", lambda: False)
+    assert timelimit.mechanism() == ("monitoring" if hasattr(sys, "monitoring") else "trace")

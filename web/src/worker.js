@@ -99,6 +99,7 @@ async function boot({ interruptBuffer, inputBuffer: shared, snapshot = "use" }, 
     }
     pyodide.runPython(OPEN_SESSION);
     session = pyodide.globals.get("_ember_session");
+    if (interruptBuffer) watchThroughInterrupts(pyodide, interruptBuffer);
     mark("session");
     return session;
   }
@@ -196,6 +197,31 @@ function asker(id) {
     if (Atomics.load(state, INPUT.STATE) !== INPUT.ANSWERED) return undefined; // None in Python (null would be JsNull)
     return new TextDecoder().decode(bytes.slice(0, Atomics.load(state, INPUT.LENGTH)));
   };
+}
+
+// A timer in a worker of its own: while Python runs, this worker's event loop is blocked, so the
+// deadline of a check is kept there and ends the check through the interrupt buffer (with SIGALRM,
+// which the check's time limit turns into TimeLimitExceeded; Stop sends SIGINT).
+const TIMER_SOURCE = `let buffer = null, signal = 0, pending = 0;
+onmessage = ({ data }) => {
+  if (data && data.buffer) { ({ buffer, signal } = data); return; }
+  clearTimeout(pending);
+  if (typeof data === "number") pending = setTimeout(() => Atomics.store(buffer, 0, signal), data * 1000);
+};`;
+
+/**
+ * Have the checks' time limit use the interrupt buffer instead of watching every loop turn of the
+ * learner's code (labs/timelimit.py, use_interrupt_timer): a check then runs at full speed.
+ */
+function watchThroughInterrupts(python, buffer) {
+  const url = URL.createObjectURL(new Blob([TIMER_SOURCE], { type: "text/javascript" }));
+  const timer = new Worker(url);
+  URL.revokeObjectURL(url);
+  const signal = python.runPython("import signal\nint(signal.SIGALRM)");
+  timer.postMessage({ buffer, signal });
+  const timelimit = python.pyimport("labs.timelimit");
+  timelimit.use_interrupt_timer((seconds) => timer.postMessage(seconds ?? null));
+  timelimit.destroy();
 }
 
 /** Hand a request to the Python session: JSON in, JSON out; live items go to the page at once. */
