@@ -176,10 +176,12 @@ def test_pieces_read_back_from_a_module_skip_untouched_starters() -> None:
 
 
 def test_every_generated_module_imports() -> None:
+    """As every lab starts, the learner's files compile and import: nothing stops the checks early."""
     for lesson in LESSONS:
         number = COURSE.lessons[lesson].number
-        for file_name, source in module_sources(COURSE, lesson, finished_pieces(COURSE, number - 1)).items():
-            compile(source, file_name, "exec")
+        report = check_lesson(lesson, module_sources(COURSE, lesson, finished_pieces(COURSE, number - 1)))
+        assert report.problem is None, (lesson, report.problem)
+        assert {r.problem.kind for r in report.results if r.problem} <= {"starter"}, lesson
 
 
 # --- finished pieces pass, starters fail -----------------------------------------------------
