@@ -137,18 +137,35 @@ def printed(answer: dict) -> str:
     return "".join(item.get("text", "") for item in answer["result"]["outputs"] if item["kind"] == "stdout")
 
 
-def measure(page: Page, course) -> dict:
-    """Every figure of one kind of page (isolated or not), from one worker."""
-    pieces_10 = finished_pieces(course, 10)
-    figures: dict = {"loop": [], "checks": [], "cell": [], "memory": []}
-    pieces_12 = finished_pieces(course, 12)  # first, in the fresh worker, as a learner opening lesson 12
+def train_lesson_12(page: Page, course) -> list[int]:
+    """Run lesson 12's cells up to its training cell, then that cell TRAININGS times: the memory after each."""
+    pieces_12 = finished_pieces(course, 12)
     cells = example_cells(lesson_pages()["L12"])
-    figures["memory"].append(int(printed(cell(page, "L12", MEMORY, pieces_12))))
+    memory = [int(printed(cell(page, "L12", MEMORY, pieces_12)))]
     for code in cells[:TRAINING_CELL]:
         cell(page, "L12", code.code, pieces_12, "/lessons/12/")
     for _ in range(TRAININGS):
         cell(page, "L12", cells[TRAINING_CELL].code, pieces_12, "/lessons/12/")
-        figures["memory"].append(int(printed(cell(page, "L12", MEMORY, pieces_12))))
+        memory.append(int(printed(cell(page, "L12", MEMORY, pieces_12))))
+    return memory
+
+
+# The baseline for the memory figure: the same worker with the session's collection after a cell turned off.
+NO_COLLECTION = "import labs.session\nlabs.session._CollectAfter.__exit__ = lambda self, *exc: None"
+
+
+def memory_without_collection(page: Page, course) -> list[int]:
+    """Lesson 12's training as in train_lesson_12, in a fresh worker that never collects after a cell."""
+    assert page.evaluate(START_WORKER) is not None
+    cell(page, "L12", NO_COLLECTION, finished_pieces(course, 12))
+    return train_lesson_12(page, course)
+
+
+def measure(page: Page, course) -> dict:
+    """Every figure of one kind of page (isolated or not), from one worker."""
+    pieces_10 = finished_pieces(course, 10)
+    figures: dict = {"loop": [], "checks": [], "cell": [], "memory": []}
+    figures["memory"] = train_lesson_12(page, course)  # first, in the fresh worker, as a learner opening lesson 12
     for _ in range(LOOP_REPEATS):
         how, outside, inside = printed(cell(page, "L10", LOOP, pieces_10)).split()
         figures["mechanism"] = how
@@ -180,6 +197,7 @@ def report(label: str, figures: dict) -> list[str]:
     cell_ms = statistics.median(figures["cell"])
     memory = [m / MIB for m in figures["memory"]]
     growth = memory[-1] - memory[5]
+    baseline = [m / MIB for m in figures.get("memory_uncollected", [])]
     p90 = sorted(figures["cell"])[int(0.9 * len(figures["cell"]))]
     return [
         f"## {label} (time limit through {figures['mechanism']})",
@@ -195,6 +213,8 @@ def report(label: str, figures: dict) -> list[str]:
         + f"; max {max(memory):.0f} (target < {MEMORY_TARGET_MIB:.0f}: {met(max(memory) < MEMORY_TARGET_MIB)}), "
         f"runs 6 to 10 add {growth:.1f} (target <= {MEMORY_GROWTH_TARGET_MIB:.0f}: "
         f"{met(growth <= MEMORY_GROWTH_TARGET_MIB)})",
+        *(["   the same without the collection after each cell (baseline): "
+           + ", ".join(f"{m:.0f}" for m in baseline)] if baseline else []),
     ]
 
 
@@ -214,6 +234,8 @@ def main() -> None:
                 page.goto(url)  # the home page: the worker is at assets/gen/worker.js from there
                 assert page.evaluate(START_WORKER) == isolate
                 results[label] = measure(page, course)
+                if isolate:
+                    results[label]["memory_uncollected"] = memory_without_collection(page, course)
                 context.close()
             lines += report(label, results[label])
         browser.close()
