@@ -49,11 +49,13 @@ def verdict(report: dict) -> list[tuple]:
     libraries may differ in the last bits of a nudged slope, and a timed claim sees its own machine's
     times and sizes), and the items of a set it
     shows are sorted (a set's order follows the objects' addresses). Newer Pythons name a class with
-    its module in some errors ('ember.scalar.Value' for 'Value'): that is cut too.
+    its module in some errors ('ember.scalar.Value' for 'Value'): that is cut too, and so are the
+    addresses in reprs such as <generator object ... at 0x...>.
     """
     def message(text: str) -> str:
         text = re.sub(r"\S*/ember/", "ember/", text)
         text = re.sub(r"'ember\.\w+\.(\w+)'", r"'\1'", text)
+        text = re.sub(r" at 0x[0-9a-fA-F]+>", ">", text)  # an object's address in its repr
         text = re.sub(r"-?\d[\d,]*(?:\.\d+)?(?:e-?\d+)?", "#", text)
         return re.sub(r"\{([^{}]*)\}", lambda m: "{" + ", ".join(sorted(m[1].split(", "))) + "}", text)
     return [(r["claim"], r["passed"], r["key"], (r["problem"] or {}).get("kind"), message(r["message"]))
