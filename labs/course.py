@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from . import claimkit
-from .gaps import GAP_ID, find_gaps, normalize
+from .gaps import GAP_ID, find_gaps, lesson_of, normalize
 
 LESSONS_DIR = Path(__file__).resolve().parent / "lessons"
 PARTS_FILE = "parts.toml"
@@ -51,7 +51,7 @@ class CourseError(ValueError):
 
 def lesson_number(gap_or_lesson_id: str) -> int:
     """13 for 'L13' or 'L13.sigmoid'."""
-    return int(gap_or_lesson_id[1:3])
+    return int(lesson_of(gap_or_lesson_id)[1:])
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class GapSpec:
     @property
     def lesson(self) -> str:
         """'L10' for 'L10.backward'."""
-        return self.id.split(".")[0]
+        return lesson_of(self.id)
 
     @property
     def number(self) -> int:
