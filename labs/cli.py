@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .course import REFERENCE_DIR, Course, CourseError, Lesson, load_course
+from .course import REFERENCE_DIR, Course, CourseError, Lesson, lesson_number, load_course
 from .gaps import GapSyntaxError, find_gaps
 from .learner import INIT_SOURCE, Work, earlier_finished, module_sources, read_pieces
 from .pipeline import LOAD_HINT_CLI, Report, check_lesson
@@ -81,7 +81,7 @@ def start(course: Course, lab: str, folder: Path, finished_earlier: bool) -> int
         if path.exists():
             _back_up_if_losing(course, path, source)
         path.write_text(source, encoding="utf-8")
-    kept = sorted(gap for gap in pieces if int(gap[1:3]) < lesson.number)
+    kept = sorted(gap for gap in pieces if lesson_number(gap) < lesson.number)
     names = ", ".join(str(target / name) for name in course.reference)
     print(f"Wrote {names} as lab {lesson.id} starts: {lesson.title}.")
     print(f"Your gaps in this lab: {', '.join(lesson.gaps)}.")

@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 
 from . import claimkit
-from .gaps import GAP_ID, find_gaps, normalize
+from .gaps import GAP_ID, find_gaps, lesson_of, normalize
 
 LESSONS_DIR = Path(__file__).resolve().parent / "lessons"
 PARTS_FILE = "parts.toml"
@@ -51,7 +51,7 @@ class CourseError(ValueError):
 
 def lesson_number(gap_or_lesson_id: str) -> int:
     """13 for 'L13' or 'L13.sigmoid'."""
-    return int(gap_or_lesson_id[1:3])
+    return int(lesson_of(gap_or_lesson_id)[1:])
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class GapSpec:
     @property
     def lesson(self) -> str:
         """'L10' for 'L10.backward'."""
-        return self.id.split(".")[0]
+        return lesson_of(self.id)
 
     @property
     def number(self) -> int:
@@ -166,6 +166,7 @@ class Lesson:
     gaps: tuple[str, ...]
     claims: tuple[Claim, ...]
     questions: tuple[Question, ...]
+    starts_from: str = ""  # the header's words for what a lesson that builds on no lesson needs
 
     @property
     def number(self) -> int:
@@ -396,6 +397,8 @@ def _validate(course: Course) -> None:
         for earlier in lesson.builds_on:
             if earlier not in course.lessons:
                 raise CourseError(f"{lesson.id} builds on unknown lesson {earlier}")
+        if not lesson.builds_on and not lesson.starts_from:
+            raise CourseError(f"{lesson.id} builds on no lesson, so it needs 'starts_from': what a learner needs first")
         ids = [c.id for c in lesson.claims]
         if len(set(ids)) != len(ids):
             raise CourseError(f"{lesson.id} has two claims with one id")
@@ -438,6 +441,7 @@ def load_course(lessons_dir: Path = LESSONS_DIR, reference_dir: Path = REFERENCE
             gaps=tuple(spec["id"] for spec in specs),
             claims=tuple(_read_claims(lesson_id, table)),
             questions=tuple(_read_questions(lesson_id, table)),
+            starts_from=str(table.get("starts_from", "")).strip(),
         )
         importlib.import_module(f"{__package__}.claims.{lesson_id.lower()}")
     for gap_id in raw_specs:

@@ -25,6 +25,14 @@ _CLOSE = re.compile(r"^[ \t]*# --- end gap ---[ \t]*$")
 _ANY_MARKER = re.compile(r"^[ \t]*# --- (gap \S+|end gap) ---[ \t]*$")
 
 
+def lesson_of(gap_id: str) -> str:
+    """The lesson a gap (or a claim, or a question) belongs to: 'L10' for 'L10.backward', and 'L10' for 'L10'.
+
+    The one place that reads a lesson out of an id: everything else asks this function (or the course).
+    """
+    return gap_id.partition(".")[0]
+
+
 class GapSyntaxError(ValueError):
     """The gap markers of a file do not pair up."""
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from .course import CourseError, Question, load_course
 from .display import Display, Item
+from .learner import INIT_SOURCE
 from .notebook_html import item_html
 from .questions import FALLBACK_SEED, Shown, answer_view, ask_view, find_question, is_seed, reveal_view
 
@@ -94,7 +95,9 @@ async def find_engine() -> tuple[Path, str]:
         target = COPY_DIR / key
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content, encoding="utf-8")
-    (COPY_DIR / "ember" / "__init__.py").touch()
+    init = COPY_DIR / "ember" / "__init__.py"
+    if not init.exists():
+        init.write_text(INIT_SOURCE, encoding="utf-8")
     return COPY_DIR, "the browser's storage (this host gives Python no drive, so a copy was made)"
 
 

@@ -34,15 +34,21 @@ def page_lesson(markdown: str) -> str | None:
     return match.group(1) if match else None
 
 
+def lesson_page_files(docs_dir: Path = DOCS_DIR) -> dict[str, Path]:
+    """Every lesson page's file, by the lesson id its front matter names, in the order of the files' names."""
+    pages: dict[str, Path] = {}
+    for path in sorted(docs_dir.glob("*.md")):
+        lesson = page_lesson(path.read_text(encoding="utf-8"))
+        if lesson is not None:
+            if lesson in pages:
+                raise ValueError(f"{pages[lesson].name} and {path.name} both name lesson {lesson}")
+            pages[lesson] = path
+    return pages
+
+
 def lesson_pages(docs_dir: Path = DOCS_DIR) -> dict[str, str]:
     """Every lesson page's markdown, by the lesson id its front matter names."""
-    pages = {}
-    for path in sorted(docs_dir.glob("*.md")):
-        text = path.read_text(encoding="utf-8")
-        lesson = page_lesson(text)
-        if lesson is not None:
-            pages[lesson] = text
-    return pages
+    return {lesson: path.read_text(encoding="utf-8") for lesson, path in lesson_page_files(docs_dir).items()}
 
 
 @dataclass(frozen=True)

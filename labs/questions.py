@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 
 from .course import Course, CourseError, Option, Question
+from .gaps import lesson_of
 
 SEED_PATTERN = re.compile(r"[0-9a-f]{8,64}")  # a learner seed: lower-case hex, 8 to 64 digits
 FALLBACK_SEED = "00000000"  # for a learner without a seed of their own (as order.js)
@@ -52,7 +53,8 @@ def is_seed(value: object) -> bool:
 
 def find_question(course: Course, key: str) -> Question:
     """The question named ``key`` ('L10.bfs'); a CourseError names what is unknown."""
-    lesson_id, _, question_id = key.partition(".")
+    lesson_id = lesson_of(key)
+    question_id = key[len(lesson_id) + 1:]
     lesson = course.lessons.get(lesson_id)
     question = next((q for q in lesson.questions if q.id == question_id), None) if lesson else None
     if question is None:

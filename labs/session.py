@@ -13,14 +13,24 @@ import importlib
 import json
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 from .course import Course, load_course
 from .display import Display
-from .learner import Module, Work, build_modules, earlier_finished, edited_gaps, exact_texts, marker_problem
+from .learner import (
+    INIT_SOURCE,
+    Module,
+    Work,
+    build_modules,
+    earlier_finished,
+    edited_gaps,
+    exact_texts,
+    marker_problem,
+)
 from .outputs import Outputs, Stderr
 from .pipeline import check_files, stopped_early
 from .problems import LearnerFile, Problem, describe_error
@@ -28,6 +38,7 @@ from .problems import LearnerFile, Problem, describe_error
 CELL_FILE = "<cell>"
 Output = dict[str, Any]
 Ask = Callable[[str], "str | None"]
+Live = Callable[[str], object] | None
 NO_INPUT = ("input() cannot wait for your answer on this page: the server does not send the two "
             "cross-origin isolation headers that let Python pause while you type (see the page on "
             "hosting the course). Put the value in the cell instead, for example: name = 'Ada'")
@@ -67,7 +78,7 @@ class Session:
         self.learner_dir = Path(learner_dir)
         self.package_dir = self.learner_dir / "ember"
         self.package_dir.mkdir(parents=True, exist_ok=True)
-        (self.package_dir / "__init__.py").write_text('"""My ember."""\n', encoding="utf-8")
+        (self.package_dir / "__init__.py").write_text(INIT_SOURCE, encoding="utf-8")
         if str(self.learner_dir) not in sys.path:
             sys.path.insert(0, str(self.learner_dir))
         self.namespaces: dict[str, dict[str, Any]] = {}
@@ -183,6 +194,7 @@ class Session:
             "files": {name: module.to_dict() for name, module in modules.items()},
             "exact": exact_texts(self.course, {k: v for k, v in work.pieces.items() if k in self.course.gaps}),
             "problem": problem.to_dict() if problem else None,
+            "init": INIT_SOURCE,  # ember/__init__.py, for a notebook drive that has none yet
         })
 
     def earlier(self, lab: str, work: Work, replace_own: bool) -> str:
@@ -197,27 +209,48 @@ class Session:
         changed = {gap_id: {"before": old, "now": new} for gap_id, (old, new) in found.changed.items()}
         return json.dumps({"changed": changed, "broken": found.broken})
 
-    def handle(self, kind: str, payload_json: str, live: Callable[[str], object] | None = None,
-               ask: Ask | None = None) -> str:
-        """Answer one request of the page ('run', 'check', 'module', 'earlier' or 'edits'): JSON in, JSON out.
+    # --- requests ---------------------------------------------------------------------------
+
+    def _on_run(self, payload: dict[str, Any], live: Live, ask: Ask | None) -> str:
+        return self.run_cell(payload["page"], payload["lab"], _work(payload), payload["code"], live, ask)
+
+    def _on_check(self, payload: dict[str, Any], live: Live, ask: Ask | None) -> str:
+        return self.check(payload["lab"], _work(payload))
+
+    def _on_module(self, payload: dict[str, Any], live: Live, ask: Ask | None) -> str:
+        return self.module(payload["lab"], _work(payload))
+
+    def _on_earlier(self, payload: dict[str, Any], live: Live, ask: Ask | None) -> str:
+        return self.earlier(payload["lab"], _work(payload), bool(payload.get("replace_own")))
+
+    def _on_edits(self, payload: dict[str, Any], live: Live, ask: Ask | None) -> str:
+        return self.edits(_texts(payload.get("before")), _texts(payload.get("now")))
+
+    # The kinds of request the page's worker hands to Python (web/src/protocol.js's REQUEST, but for
+    # boot, which the worker answers itself), each with the method that answers it.
+    REQUESTS: ClassVar[Mapping[str, Callable[[Session, dict[str, Any], Live, Ask | None], str]]] = MappingProxyType({
+        "run": _on_run,
+        "check": _on_check,
+        "module": _on_module,
+        "earlier": _on_earlier,
+        "edits": _on_edits,
+    })
+
+    def handle(self, kind: str, payload_json: str, live: Live = None, ask: Ask | None = None) -> str:
+        """Answer one request of the page (a kind of :attr:`REQUESTS`): JSON in, JSON out.
 
         ``live`` receives display items and batches of text (as JSON) while a cell runs;
         ``ask`` answers input() (None when the page cannot wait for an answer).
         """
-        payload = json.loads(payload_json)
-        if kind == "edits":
-            return self.edits(_texts(payload.get("before")), _texts(payload.get("now")))
-        lab = payload["lab"]
-        work = Work(_texts(payload.get("pieces")), _texts(payload.get("exact")))
-        if kind == "run":
-            return self.run_cell(payload["page"], lab, work, payload["code"], live, ask)
-        if kind == "check":
-            return self.check(lab, work)
-        if kind == "module":
-            return self.module(lab, work)
-        if kind == "earlier":
-            return self.earlier(lab, work, bool(payload.get("replace_own")))
-        raise ValueError(f"unknown request {kind!r}")
+        answer = self.REQUESTS.get(kind)
+        if answer is None:
+            raise ValueError(f"unknown request {kind!r}")
+        return answer(self, json.loads(payload_json), live, ask)
+
+
+def _work(payload: dict[str, Any]) -> Work:
+    """The learner's work a request carries: pieces saved by older versions, and exact texts."""
+    return Work(_texts(payload.get("pieces")), _texts(payload.get("exact")))
 
 
 def _texts(value: object) -> dict[str, str]:

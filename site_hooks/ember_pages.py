@@ -1,4 +1,4 @@
-"""MkDocs hooks: turn the course's fences into page elements, refuse unknown ids, publish course.json.
+"""MkDocs hooks: the lessons' nav, headers and home-page lists from the course data; the fences; course.json.
 
 In a page, three fences stand for interactive pieces:
 
@@ -6,7 +6,11 @@ In a page, three fences stand for interactive pieces:
     ```ember-question    one line: a question id such as L10.bfs
     ```ember-lab         one line: a lesson id such as L10
 
-A lesson page names its lesson in its front matter (``lesson: L10``).
+A lesson page names its lesson in its front matter (``lesson: L10``) and starts with its text: the
+header (number, title, question, minutes, what it builds on) is made from the lesson's TOML, and the
+lessons' part of the nav from the course's parts and the pages' front matter (``on_config``). On the
+home page, ``<div class="ember-home" data-part="2" markdown="0"></div>`` is filled with that part's
+lessons.
 """
 
 from __future__ import annotations
@@ -25,15 +29,57 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from labs.course import Course, load_course  # noqa: E402 - needs the repository on sys.path first
-from labs.pages import FENCE  # noqa: E402
+from labs.course import Course, CourseError, load_course  # noqa: E402 - needs the repository on sys.path first
+from labs.pages import DOCS_DIR, FENCE, lesson_page_files  # noqa: E402
+from labs.website import home_list, lessons_nav, page_header, page_link, write_course_json  # noqa: E402
 
+LESSONS_FOLDER = "lessons"  # docs/lessons/: the lesson pages
+HOME_LIST = re.compile(r'<div class="ember-home" data-part="(\d+)" markdown="0"></div>')
 PAGE_SCRIPT = "assets/gen/ember.js"
-_urls: dict[str, str] = {}
+_urls: dict[str, str] = {}  # lesson id -> its page's address, from the site's root (on_files)
+_pages: dict[str, str] = {}  # lesson id -> its page's path under docs/ (on_config)
 
 
 def _course() -> Course:
     return load_course()
+
+
+def _lesson_pages(docs_dir: Path = DOCS_DIR.parent) -> dict[str, str]:
+    """Each lesson's page, as a path under docs/, from the pages' front matter."""
+    try:
+        found = lesson_page_files(docs_dir / LESSONS_FOLDER)
+    except ValueError as error:
+        raise PluginError(str(error)) from error
+    return {lesson: f"{LESSONS_FOLDER}/{path.name}" for lesson, path in found.items()}
+
+
+def on_config(config: Any) -> Any:
+    """Put the lessons into the nav, part by part, right after its first entry (the home page).
+
+    mkdocs.yml's nav lists only the other pages: a lesson listed there by hand stops the build.
+    """
+    global _pages
+    _pages = _lesson_pages(Path(config["docs_dir"]))
+    nav = list(config["nav"] or [])
+    by_hand = [entry for entry in nav if LESSONS_FOLDER + "/" in json.dumps(entry)]
+    if by_hand:
+        raise PluginError(f"mkdocs.yml's nav lists lesson pages by hand ({by_hand}); the course data lists them")
+    try:
+        lessons = lessons_nav(_course(), _pages)
+    except CourseError as error:
+        raise PluginError(str(error)) from error
+    config["nav"] = nav[:1] + lessons + nav[1:]
+    return config
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """Note each lesson page's address, for links and course.json."""
+    _urls.clear()
+    for lesson, src in _pages.items():
+        found = files.get_file_from_path(src)
+        if found is not None:
+            _urls[lesson] = found.url
+    return files
 
 
 def _cell(body: str) -> str:
@@ -69,10 +115,15 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     lesson_id = page.meta.get("lesson")
     head = ""
     if lesson_id is not None:
-        if lesson_id not in _course().lessons:
+        course = _course()
+        if lesson_id not in course.lessons:
             raise PluginError(f"{where}: front matter names unknown lesson {lesson_id!r}")
-        _urls[lesson_id] = page.url
-        head = f'<div class="ember-page" data-lesson="{lesson_id}" hidden></div>\n\n'
+        if re.match(r"\s*# ", markdown):
+            raise PluginError(f"{where}: starts with its own header; the build writes it from {lesson_id}'s data")
+        pages = _pages or _lesson_pages()
+        head = (f'<div class="ember-page" data-lesson="{lesson_id}" hidden></div>\n\n'
+                + page_header(course, course.lessons[lesson_id], page_link(pages, where)))
+    markdown = HOME_LIST.sub(lambda match: _home_list(int(match.group(1)), page.url, where), markdown)
 
     def replace(match: re.Match[str]) -> str:
         kind, body = match.group(1), match.group(2)
@@ -83,6 +134,15 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         return _lab(body, where)
 
     return head + FENCE.sub(replace, markdown)
+
+
+def _home_list(part: int, from_url: str, where: str) -> str:
+    url_of = (lambda lesson: get_relative_url(_urls[lesson], from_url) if lesson in _urls else None)
+    try:
+        listed = home_list(_course(), part, url_of)
+    except CourseError as error:
+        raise PluginError(f"{where}: {error}") from error
+    return f'<div class="ember-home" data-part="{part}" markdown="0">{listed}</div>'
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
@@ -116,38 +176,6 @@ def _guard_theme_storage(output: str) -> str:
     return output[:end] + STORAGE_GUARD + output[end:]
 
 
-def course_json(course: Course, urls: dict[str, str]) -> dict[str, Any]:
-    """Everything the page script needs to know about the course, as plain data."""
-    order = list(course.lessons)
-    return {
-        "version": _version(),
-        "order": order,
-        "parts": [{"number": part.number, "title": part.title, "lessons": list(part.lessons)} for part in course.parts],
-        "lessons": {
-            lesson.id: {
-                "id": lesson.id, "number": lesson.number, "part": lesson.part, "title": lesson.title,
-                "question": lesson.question, "minutes": lesson.minutes, "builds_on": list(lesson.builds_on),
-                "can_now": lesson.can_now,
-                "url": urls.get(lesson.id), "gaps": list(lesson.gaps),
-                # whether an earlier lesson has gaps the lab could fill with finished pieces
-                "earlier_gaps": any(gap.number < lesson.number for gap in course.gaps.values()),
-                "claims": [{"key": claim.key, "name": claim.name} for claim in lesson.claims],
-                "questions": [
-                    {"id": q.id, "prompt": q.prompt, "answer": q.answer, "explain": q.explain,
-                     "options": [{"id": o.id, "text": o.text, "feedback": o.feedback} for o in q.options]}
-                    for q in lesson.questions
-                ],
-            }
-            for lesson in course.lessons.values()
-        },
-        "gaps": {
-            gap.id: {"id": gap.id, "lesson": gap.lesson, "number": gap.number, "title": gap.title,
-                     "hints": list(gap.hints), "finished": gap.finished, "file": gap.file}
-            for gap in course.gaps.values()
-        },
-    }
-
-
 def _version() -> str:
     manifest = ROOT / "docs" / "assets" / "gen" / "manifest.json"
     return json.loads(manifest.read_text())["version"] if manifest.exists() else "dev"
@@ -155,6 +183,4 @@ def _version() -> str:
 
 def on_post_build(config: Any) -> None:
     """Write assets/gen/course.json into the built site."""
-    target = Path(config["site_dir"]) / "assets" / "gen" / "course.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(course_json(_course(), _urls), ensure_ascii=False))
+    write_course_json(Path(config["site_dir"]) / "assets" / "gen" / "course.json", _course(), _urls, _version())

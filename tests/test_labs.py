@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import textwrap
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -52,17 +53,22 @@ def test_broken_markers_are_refused(source: str, problem: str) -> None:
 
 # --- the course data -------------------------------------------------------------------------
 
-def test_every_lesson_of_parts_one_and_two_is_there() -> None:
-    assert LESSONS == ["L01", "L02", "L03", "L04", "L05", "L06", "L07", "L08", "L09", "L10", "L11", "L12", "L13"]
+def test_every_lesson_has_a_page_and_the_lessons_are_numbered_without_holes() -> None:
+    from labs.pages import lesson_page_files
+
+    assert list(lesson_page_files()) == LESSONS  # the pages, in the order of their file names
+    assert [f"L{number:02d}" for number in range(1, len(LESSONS) + 1)] == LESSONS
 
 
 def test_every_lesson_belongs_to_its_part() -> None:
-    assert [(part.number, part.lessons) for part in COURSE.parts] == [
-        (1, ("L01", "L02", "L03", "L04", "L05", "L06")),
-        (2, ("L07", "L08", "L09", "L10", "L11", "L12", "L13")),
-        (3, ()),
-    ]
-    assert {lesson.part for lesson in COURSE.lessons.values() if lesson.number <= 6} == {1}
+    with (LESSONS_DIR / "parts.toml").open("rb") as handle:
+        firsts = [int(part["first"][1:]) for part in tomllib.load(handle)["parts"]]
+    bounds = [*firsts, 100]
+    assert [part.number for part in COURSE.parts] == list(range(1, len(firsts) + 1))
+    for part, low, high in zip(COURSE.parts, bounds, bounds[1:], strict=False):
+        assert part.lessons == tuple(lesson for lesson in LESSONS if low <= COURSE.lessons[lesson].number < high)
+        assert all(COURSE.lessons[lesson].part == part.number for lesson in part.lessons)
+    assert [lesson for part in COURSE.parts for lesson in part.lessons] == LESSONS
 
 
 def test_every_lesson_has_gaps_claims_questions_and_hints() -> None:

@@ -82,3 +82,26 @@ def test_the_build_turns_fences_into_escaped_placeholders() -> None:
     html = ember_pages.on_page_markdown("```ember-cell\nprint('<b>')\n\nx = 1\n```\n", _Page("L10"), None, None)
     assert '<div class="ember-page" data-lesson="L10" hidden></div>' in html
     assert "print(&#x27;&lt;b&gt;&#x27;)&#10;&#10;x = 1" in html
+
+
+def test_course_json_holds_only_what_the_page_script_reads() -> None:
+    from labs.website import course_data
+
+    data = course_data(COURSE, {"L10": "lessons/10-order-of-blame/"}, "v1")
+    script = "\n".join(path.read_text() for path in (ROOT / "web" / "src").glob("*.js"))
+    lesson, gap = data["lessons"]["L10"], data["gaps"]["L10.backward"]
+    fields = {*data, *data["parts"][0], *lesson, *lesson["claims"][0], *lesson["questions"][0],
+              *lesson["questions"][0]["options"][0], *gap}
+    unread = sorted(name for name in fields if not re.search(rf"\.{name}\b", script))
+    assert not unread, f"course.json carries fields no page code reads: {unread}"
+    assert "finished" not in gap and lesson["url"] == "lessons/10-order-of-blame/" and data["version"] == "v1"
+
+
+def test_the_readmes_lesson_table_says_what_the_course_data_says() -> None:
+    readme = (ROOT / "README.md").read_text()
+    rows = re.findall(r"^\| (\d\d) (.+?) \| (.+?) \| (.+?) \|$", readme, re.MULTILINE)
+    assert [f"L{number}" for number, *_ in rows] == list(COURSE.lessons), "one row per lesson, in order"
+    for number, title, question, gaps in rows:
+        lesson = COURSE.lesson(f"L{number}")
+        assert (title, question) == (lesson.title, lesson.question), f"L{number}'s row"
+        assert re.findall(r"`(L\d\d\.\w+)`", gaps) == list(lesson.gaps), f"L{number}'s gaps"

@@ -176,9 +176,9 @@ def test_lesson_03_says_where_the_gradient_arrows_point_as_the_run_draws_them(se
 
 
 def test_only_lessons_with_earlier_gaps_offer_to_load_their_finished_pieces() -> None:
-    from site_hooks.ember_pages import course_json
+    from labs.website import course_data
 
-    lessons = course_json(COURSE, {})["lessons"]
+    lessons = course_data(COURSE, {}, "dev")["lessons"]
     assert lessons["L01"]["earlier_gaps"] is False
     assert all(lessons[lesson]["earlier_gaps"] is True for lesson in COURSE.lessons if lesson != "L01")
 

@@ -6,6 +6,7 @@ import json
 import re
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -173,6 +174,20 @@ def test_lesson_11s_nudged_numbers_in_a_question_are_what_python_gives() -> None
 
 
 @pytest.mark.parametrize("lesson", sorted(PAGES))
-def test_the_page_states_the_lessons_own_time(lesson: str) -> None:
-    stated = re.search(r"· about (\d+) minutes ·", PAGES[lesson].read_text())
-    assert stated and int(stated.group(1)) == COURSE.lesson(lesson).minutes
+def test_the_page_states_the_lessons_own_title_question_time_and_what_it_builds_on(lesson: str) -> None:
+    from site_hooks import ember_pages
+
+    page = SimpleNamespace(meta={"lesson": lesson}, url=f"lessons/{PAGES[lesson].stem}/",
+                           file=SimpleNamespace(src_uri=f"lessons/{PAGES[lesson].name}"))
+    text = PAGES[lesson].read_text()
+    own = COURSE.lesson(lesson)
+    body = text.split("---\n", 2)[2]
+    assert not body.lstrip().startswith("# "), "the build writes the page's header; the page starts with its text"
+    shown = ember_pages.on_page_markdown(body, page, None, None)
+    header = shown[shown.index("# "):shown.index("\n\n", shown.index("**"))]
+    stated = re.search(r"· about (\d+) minutes ·", header)
+    assert stated and int(stated.group(1)) == own.minutes
+    assert header.startswith(f"# {own.number:02d} · {own.title}\n") and f"**{own.question}**" in header
+    assert all(COURSE.lesson(earlier).title in header for earlier in own.builds_on)
+    if not own.builds_on:
+        assert "first lesson" in header and "](L" not in header  # a link to a lesson names its page

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
+
+import pytest
 
 from labs.course import load_course
 from labs.learner import finished_pieces
@@ -144,3 +147,27 @@ def test_a_cell_that_made_the_collector_run_is_followed_by_a_full_collection(
             "for _ in range(300):\n    y = x * x + x\n    y.backward()\n")
     assert run(session, code)["error"] is None
     assert calls == [1]
+
+
+def _page_request_kinds() -> dict[str, str]:
+    """web/src/protocol.js's REQUEST object: {NAME: kind}, read from the page's own source."""
+    source = (Path(__file__).resolve().parent.parent / "web" / "src" / "protocol.js").read_text()
+    body = re.search(r"export const REQUEST = Object\.freeze\(\{(.*?)\n\}\);", source, re.DOTALL)
+    assert body, "protocol.js no longer defines REQUEST as Object.freeze({...})"
+    return dict(re.findall(r'^\s*([A-Z_]+): "([a-z_]+)"', body.group(1), re.MULTILINE))
+
+
+def test_the_page_and_the_session_list_the_same_kinds_of_request(session: Session) -> None:
+    kinds = _page_request_kinds()
+    assert kinds.pop("BOOT") == "boot"  # the worker answers boot itself; Python answers every other kind
+    assert len(set(kinds.values())) == len(kinds)
+    assert sorted(kinds.values()) == sorted(Session.REQUESTS)
+    with pytest.raises(ValueError, match="unknown request 'boot'"):
+        session.handle("boot", "{}")
+
+
+def test_the_package_text_is_the_same_in_the_session_and_in_its_hand_over(session: Session) -> None:
+    from labs.learner import INIT_SOURCE
+
+    assert (session.package_dir / "__init__.py").read_text() == INIT_SOURCE
+    assert json.loads(session.handle("module", json.dumps({"lab": "L01"})))["init"] == INIT_SOURCE

@@ -142,7 +142,7 @@ async function backupName(name) {
  * Answers the paths of any copies made of notebook files holding edits that were not taken back.
  */
 export async function handOver(runtime, lab) {
-  const { files } = await runtime.module({ lab, ...storage.work() });
+  const { files, init } = await runtime.module({ lab, ...storage.work() });
   const sources = Object.fromEntries(Object.entries(files).map(([name, file]) => [name, file.source]));
   const record = readRecord();
   const inDrive = await readDrive([...Object.keys(sources), "__init__.py"]);
@@ -157,7 +157,7 @@ export async function handOver(runtime, lab) {
     }
     writes[`${FOLDER}/${name}`] = source;
   }
-  if (inDrive["__init__.py"] === undefined) writes[`${FOLDER}/__init__.py`] = '"""My ember: reverse-mode automatic differentiation on single numbers."""\n';
+  if (inDrive["__init__.py"] === undefined) writes[`${FOLDER}/__init__.py`] = init; // its text is Python's (labs/learner.py)
   writes[LEARNER_FILE] = `${JSON.stringify({ seed: storage.learnerSeed() })}\n`;
   await writeDrive(writes);
   writeRecord({ ...record, files: sources });

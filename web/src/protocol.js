@@ -1,7 +1,7 @@
 // The messages between the page and the Python worker. Every request carries an id; the worker
 // answers each request once, and may send progress messages for it before that.
 
-/** The kinds of request the worker answers. */
+/** The kinds of request the worker answers: boot itself, every other one by labs/session.py's REQUESTS. */
 export const REQUEST = Object.freeze({
   BOOT: "boot", // start Pyodide; payload { interruptBuffer, inputBuffer: SharedArrayBuffer | null, snapshot } (see worker.js's boot)
   RUN: "run", // run a cell; payload { page, lab, exact, pieces, code } -> { outputs, error }

@@ -240,14 +240,9 @@ function alive() {
   }
 }
 
-const handlers = {
-  [REQUEST.BOOT]: boot,
-  [REQUEST.RUN]: ask(REQUEST.RUN),
-  [REQUEST.CHECK]: ask(REQUEST.CHECK),
-  [REQUEST.MODULE]: ask(REQUEST.MODULE),
-  [REQUEST.EARLIER]: ask(REQUEST.EARLIER),
-  [REQUEST.EDITS]: ask(REQUEST.EDITS),
-};
+// Boot is the worker's own; every other kind of request goes to the Python session (labs/session.py's
+// REQUESTS answers the same kinds: tests/test_session.py holds the two lists together).
+const handlers = Object.fromEntries(Object.values(REQUEST).map((type) => [type, type === REQUEST.BOOT ? boot : ask(type)]));
 
 self.onmessage = async ({ data }) => {
   const { id, type, payload } = data;
@@ -256,6 +251,6 @@ self.onmessage = async ({ data }) => {
     self.postMessage({ id, ok: true, result });
   } catch (error) {
     const text = String(error && error.message ? error.message : error);
-    self.postMessage({ id, ok: false, error: text.split("\n").slice(-3).join("\n"), fatal: type !== "boot" && !alive() });
+    self.postMessage({ id, ok: false, error: text.split("\n").slice(-3).join("\n"), fatal: type !== REQUEST.BOOT && !alive() });
   }
 };
