@@ -24,6 +24,7 @@ from .learner import Module, Work, build_modules, earlier_finished, edited_gaps,
 from .outputs import Outputs, Stderr
 from .pipeline import check_files, stopped_early
 from .problems import LearnerFile, Problem, describe_error
+from .render import Look
 
 CELL_FILE = "<cell>"
 Output = dict[str, Any]
@@ -108,7 +109,7 @@ class Session:
             raise RuntimeError("show() and plot() work inside a cell")
         self._outputs.add(item)
         if item.get("key") and self._outputs.live is not None:
-            self._outputs.live(json.dumps(item))
+            self._outputs.live(json.dumps(self._outputs.drawn(item)))
 
     def _input(self, prompt: object = "") -> str:
         """input() for cells: ask in the page and wait for the answer, or say why that cannot be done."""
@@ -126,13 +127,16 @@ class Session:
         return answer
 
     def run_cell(self, page: str, lab: str, work: Work, code: str,
-                 live: Callable[[str], object] | None = None, ask: Ask | None = None) -> str:
-        """Run one example cell of a page against the learner's modules; answer its outputs as JSON."""
+                 live: Callable[[str], object] | None = None, ask: Ask | None = None, room: int | None = None) -> str:
+        """Run one example cell of a page against the learner's modules; answer its outputs as JSON.
+
+        Every output carries its HTML, pictures laid out for an output ``room`` CSS pixels wide.
+        """
         problem = marker_problem(self.course, lab, work)
         if problem is not None:
             return json.dumps({"outputs": [], "error": {**problem.to_dict(), "cell_line": None}})
         self.write_modules(lab, work)
-        outputs = Outputs(live)
+        outputs = Outputs(live, Look(room=room))
         error = None
         self._outputs, self._ask = outputs, ask
         try:
@@ -210,7 +214,9 @@ class Session:
         lab = payload["lab"]
         work = Work(_texts(payload.get("pieces")), _texts(payload.get("exact")))
         if kind == "run":
-            return self.run_cell(payload["page"], lab, work, payload["code"], live, ask)
+            room = payload.get("room")
+            return self.run_cell(payload["page"], lab, work, payload["code"], live, ask,
+                                 room if isinstance(room, int) and room > 0 else None)
         if kind == "check":
             return self.check(lab, work)
         if kind == "module":
