@@ -89,15 +89,15 @@ function openText(text, name) {
 function textButtons(node, item) {
   const more = node.querySelector(".ember-more");
   if (!more || !item.full) return;
-  const show = el("button", { class: "md-button", type: "button", "data-ui": true }, "Open all of it in a new tab");
+  const show = el("button", { class: "md-button", type: "button" }, "Open all of it in a new tab");
   show.addEventListener("click", () => {
     const link = openText(item.full, "output.txt");
     link.removeAttribute("download");
     link.click();
   });
-  const save = el("button", { class: "md-button", type: "button", "data-ui": true }, "Download it");
+  const save = el("button", { class: "md-button", type: "button" }, "Download it");
   save.addEventListener("click", () => openText(item.full, "output.txt").click());
-  more.append(" ", show, " ", save);
+  more.append(el("span", { "data-ui": true }, " ", show, " ", save));
 }
 
 /** Every Graphviz placeholder of a node, drawn by viz.js (a data-fit picture may turn upright to fit). */
