@@ -26,8 +26,8 @@ from typing import Any
 from .course import CourseError, Question, load_course
 from .display import Display, Item
 from .learner import INIT_SOURCE
-from .notebook_html import item_html
 from .questions import FALLBACK_SEED, Shown, answer_view, ask_view, find_question, is_seed, reveal_view
+from .render import item_html
 
 STORAGE_NAME = "ember-notebook"  # the app's contentsStorageName: the IndexedDB database of its drive
 STORE = "files"

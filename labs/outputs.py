@@ -5,6 +5,7 @@ chunks (never a growing string), and the page is sent at most one batch every
 :data:`BATCH_SECONDS` while the cell runs. When a cell is done, each text item
 holds its first :data:`SHOWN_LINES` lines to show, the number of lines left
 out, and the whole text (up to :data:`KEPT_CHARS`) for the page to offer apart.
+Every item leaves with its HTML (``item["html"]``, from :mod:`labs.render`), which the page inserts.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .render import LIVE_LINES, PAGE, Look, render
+
 Output = dict[str, Any]
 BATCH_SECONDS = 0.1
 SHOWN_LINES = 1000
 SHOWN_CHARS = 100_000
-LIVE_LINES = 40
 KEPT_CHARS = 8_000_000
 LIVE_KEY = "__text"
 
@@ -76,9 +78,10 @@ def _head(text: str, lines: int, chars: int) -> str:
 class Outputs(io.TextIOBase):
     """Collects what a cell prints and shows, in order, merging neighbouring text of one stream."""
 
-    def __init__(self, live: Callable[[str], object] | None = None) -> None:
+    def __init__(self, live: Callable[[str], object] | None = None, look: Look = PAGE) -> None:
         self.items: list[Output | _Text] = []
         self.live = live
+        self.look = look
         self.last_batch = time.monotonic()
 
     def writable(self) -> bool:
@@ -103,8 +106,12 @@ class Outputs(io.TextIOBase):
             return
         last = texts[-1]
         lines = sum(item.lines for item in texts)
-        self.live(json.dumps({"kind": "text", "key": LIVE_KEY, "stream": last.stream,
-                              "text": last.tail(LIVE_LINES), "lines": lines}))
+        self.live(json.dumps(self.drawn({"kind": "text", "key": LIVE_KEY, "stream": last.stream,
+                                         "text": last.tail(LIVE_LINES), "lines": lines})))
+
+    def drawn(self, item: Output) -> Output:
+        """The item with its HTML added."""
+        return {**item, "html": render(item, self.look)}
 
     def add(self, item: Output) -> None:
         """Append a display item; an item with a key replaces the earlier one with that key."""
@@ -116,8 +123,8 @@ class Outputs(io.TextIOBase):
         self.items.append(item)
 
     def finish(self) -> list[Output]:
-        """Every item, in order, text capped for the screen."""
-        return [item.to_item() if isinstance(item, _Text) else item for item in self.items]
+        """Every item, in order, text capped for the screen, each with its HTML."""
+        return [self.drawn(item.to_item() if isinstance(item, _Text) else item) for item in self.items]
 
 
 class Stderr(io.TextIOBase):

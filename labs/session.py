@@ -34,6 +34,7 @@ from .learner import (
 from .outputs import Outputs, Stderr
 from .pipeline import check_files, stopped_early
 from .problems import LearnerFile, Problem, describe_error
+from .render import Look
 
 CELL_FILE = "<cell>"
 Output = dict[str, Any]
@@ -119,7 +120,7 @@ class Session:
             raise RuntimeError("show() and plot() work inside a cell")
         self._outputs.add(item)
         if item.get("key") and self._outputs.live is not None:
-            self._outputs.live(json.dumps(item))
+            self._outputs.live(json.dumps(self._outputs.drawn(item)))
 
     def _input(self, prompt: object = "") -> str:
         """input() for cells: ask in the page and wait for the answer, or say why that cannot be done."""
@@ -137,13 +138,16 @@ class Session:
         return answer
 
     def run_cell(self, page: str, lab: str, work: Work, code: str,
-                 live: Callable[[str], object] | None = None, ask: Ask | None = None) -> str:
-        """Run one example cell of a page against the learner's modules; answer its outputs as JSON."""
+                 live: Callable[[str], object] | None = None, ask: Ask | None = None, room: int | None = None) -> str:
+        """Run one example cell of a page against the learner's modules; answer its outputs as JSON.
+
+        Every output carries its HTML, pictures laid out for an output ``room`` CSS pixels wide.
+        """
         problem = marker_problem(self.course, lab, work)
         if problem is not None:
             return json.dumps({"outputs": [], "error": {**problem.to_dict(), "cell_line": None}})
         self.write_modules(lab, work)
-        outputs = Outputs(live)
+        outputs = Outputs(live, Look(room=room))
         error = None
         self._outputs, self._ask = outputs, ask
         try:
@@ -212,7 +216,9 @@ class Session:
     # --- requests ---------------------------------------------------------------------------
 
     def _on_run(self, payload: dict[str, Any], live: Live, ask: Ask | None) -> str:
-        return self.run_cell(payload["page"], payload["lab"], _work(payload), payload["code"], live, ask)
+        room = payload.get("room")  # the output's width on the page, in pixels: plots are laid out at it
+        return self.run_cell(payload["page"], payload["lab"], _work(payload), payload["code"], live, ask,
+                             room if isinstance(room, int) and room > 0 else None)
 
     def _on_check(self, payload: dict[str, Any], live: Live, ask: Ask | None) -> str:
         return self.check(payload["lab"], _work(payload))

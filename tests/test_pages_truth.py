@@ -15,7 +15,7 @@ import pytest
 import hx
 from ember.scalar import Value
 from labs.course import load_course
-from labs.notebook_html import item_html
+from labs.render import item_html
 from labs.session import Session
 from tests.test_part2_pages import KAHN, PAGES, run_cells, text_of
 

@@ -26,7 +26,10 @@ def run(session: Session, code: str, pieces: dict[str, str] | None = None, live:
 def test_cells_of_a_page_share_a_namespace_and_print_in_order(session: Session) -> None:
     assert run(session, "x = 21")["error"] is None
     result = run(session, "print('a')\nprint(x * 2)\nimport sys\nprint('warn', file=sys.stderr)")
-    assert result["outputs"] == [{"kind": "stdout", "text": "a\n42\n"}, {"kind": "stderr", "text": "warn\n"}]
+    assert result["outputs"] == [
+        {"kind": "stdout", "text": "a\n42\n", "html": '<pre class="ember-stdout">a\n42\n</pre>'},
+        {"kind": "stderr", "text": "warn\n", "html": '<pre class="ember-stderr">warn\n</pre>'},
+    ]
 
 
 def test_cells_import_the_learners_own_module(session: Session, tmp_path: Path) -> None:
@@ -70,6 +73,7 @@ def test_keyed_plots_replace_each_other_and_go_live(session: Session) -> None:
     outputs = run(session, code, live=live)["outputs"]
     assert len(outputs) == 1 and len(outputs[0]["series"][0]["points"]) == 3
     assert [len(json.loads(text)["series"][0]["points"]) for text in live] == [1, 2, 3]
+    assert all('data-key="loss"' in json.loads(text)["html"] for text in live)
     assert "loss" in outputs[0]["alt"]
 
 
@@ -113,6 +117,7 @@ def test_tables_and_reference_numbers_reach_a_cell(session: Session) -> None:
     code = ("torch = reference_numbers('pytorch_sigmoid')['fused']\n"
             "show_table(['node', 'grad'], [(name, torch[name]['grad']) for name in ('w', 'x')], title='<ledger>')")
     (item,) = run(session, code)["outputs"]
+    assert "<h4>&lt;ledger&gt;</h4>" in item.pop("html")
     assert item == {"kind": "table", "title": "<ledger>", "headers": ["node", "grad"],
                     "rows": [["w", "-0.5"], ["x", "-0.125"]]}
     assert run(session, "reference_numbers('../secrets')")["error"]["message"].startswith("ValueError")

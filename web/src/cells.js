@@ -1,6 +1,6 @@
 // Example cells: editable code, Run (or Ctrl/Cmd+Enter), Stop, and the outputs drawn below.
 import { cellEditor } from "./editor.js";
-import { el, renderLive, renderOutputs } from "./render.js";
+import { el, renderLive, renderOutputs, roomIn } from "./render.js";
 import * as storage from "./storage.js";
 
 /** Turn every .ember-cell of a page into a runnable cell. */
@@ -31,7 +31,9 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         output.append(live);
         const onProgress = (item) => renderLive(live, item);
         const onAsk = (prompt) => askInPage(live, prompt);
-        const payload = { page, lab: lesson, ...storage.work(), code: view.state.doc.toString() };
+        // Python lays pictures out for the output's width (their text keeps its size on a phone).
+        const room = roomIn(output, 1, 100000);
+        const payload = { page, lab: lesson, ...storage.work(), code: view.state.doc.toString(), room };
         const result = await runtime.run(payload, onProgress, onAsk);
         output.replaceChildren();
         await renderOutputs(output, result.outputs);

@@ -1,21 +1,29 @@
-"""The notebook's static HTML for every kind of item that labs.display emits, built from real items."""
+"""The one renderer of every kind of item that labs.display emits (page and notebook), built from real items.
+
+Most tests use the notebook's look (Graphviz drawn by a stand-in, inline styles); the page's look is
+the same HTML without styles and with Graphviz placeholders (tested at the end).
+"""
 
 from __future__ import annotations
 
 import hashlib
 import html
+import json
 import re
 import shutil
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
 
 import pytest
 
 from ember.graph import toposort
 from ember.scalar import Value
 from labs.display import Display
-from labs.notebook_html import item_html
-from labs.outputs import SHOWN_LINES, Outputs
+from labs.outputs import LIVE_KEY, SHOWN_LINES, Outputs
+from labs.render import DRAW, INTERACTIVE, PAGE, Look, item_html, render
 
 NS = "{http://www.w3.org/2000/svg}"
 RECIPE = {"serve": ["bake", "tea"], "bake": ["mix", "oven"], "mix": ["eggs"], "tea": [], "oven": [], "eggs": []}
@@ -54,9 +62,77 @@ def text_of(fragment: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", fragment.replace("<br>", "\n")))
 
 
+VOID = {"br", "hr", "img", "input", "meta", "link", "area", "base", "col", "embed", "source", "track", "wbr"}
+
+
+@dataclass
+class Node:
+    """An element of a parsed fragment."""
+
+    tag: str
+    attrs: dict[str, str | None]
+    children: list[Node | str] = field(default_factory=list)
+
+    def text(self) -> str:
+        """Its text; child elements that are divs or paragraphs each on a line of their own."""
+        parts = [c if isinstance(c, str) else c.text() for c in self.children]
+        lines = any(isinstance(c, Node) and c.tag in ("div", "p") for c in self.children)
+        return "\n".join(parts) if lines else "".join(parts)
+
+    def find_all(self, match: Callable[[Node], bool]) -> list[Node]:
+        found = []
+        for child in self.children:
+            if isinstance(child, Node):
+                found += [child] * match(child) + child.find_all(match)
+        return found
+
+
+class _Tree(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Node("root", {})
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        node = Node(tag, dict(attrs))
+        self.stack[-1].children.append(node)
+        if tag not in VOID:
+            self.stack.append(node)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.stack[-1].children.append(Node(tag, dict(attrs)))
+
+    def handle_endtag(self, tag: str) -> None:
+        assert self.stack[-1].tag == tag, f"</{tag}> closes <{self.stack[-1].tag}>"
+        self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        self.stack[-1].children.append(data)
+
+
+def parse(fragment: str) -> Node:
+    """A fragment parsed into elements (every tag it opens must be closed, in order)."""
+    parser = _Tree()
+    parser.feed(fragment)
+    parser.close()
+    assert parser.stack == [parser.root], "an element is left open"
+    return parser.root
+
+
+def of_class(fragment: str, cls: str) -> list[str]:
+    """The text of every element with this class, in order."""
+    return [node.text() for node in parse(fragment).find_all(lambda n: cls in (n.attrs.get("class") or "").split())]
+
+
 def entries(fragment: str) -> list[str]:
     """The text of every list entry, in order."""
-    return [text_of(entry) for entry in re.findall(r"<li(?:\s[^>]*)?>(.*?)</li>", fragment, re.S)]
+    return [node.text() for node in parse(fragment).find_all(lambda n: n.tag == "li")]
+
+
+def cards(fragment: str) -> list[str]:
+    """The text of every backward card but the seed, in order."""
+    return [node.text() for node in parse(fragment).find_all(
+        lambda n: (n.attrs.get("class") or "").split() == ["ember-card"])]
 
 
 def svg_tree(fragment: str) -> ET.Element:
@@ -125,7 +201,7 @@ def test_every_table_cell_header_and_title_is_escaped() -> None:
     page = item_html(item, fake_svg)
     assert "<script>" not in page and "<h>" not in page and "<ledger>" not in page
     assert "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>" in page
-    assert "<td>a &amp; b</td><td>3</td>" in page
+    assert '<td>a &amp; b</td><td class="hx-num">3</td>' in page
     assert "<th>&lt;h&gt;</th>" in page and "<h4>&lt;ledger&gt;</h4>" in page
     assert entries(page) == [] and page.count("<tr>") == 3
 
@@ -139,16 +215,16 @@ def test_printed_text_is_an_escaped_pre_and_long_text_says_what_was_left_out() -
     assert item_html(short, fake_svg).startswith('<pre class="ember-stdout">&lt;b&gt;hi&lt;/b&gt;')
     assert '<pre class="ember-stderr"' in item_html(err, fake_svg) and "oops" in item_html(err, fake_svg)
     page = item_html(long, fake_svg)
-    assert f"5 more lines ({SHOWN_LINES + 5} in all) not shown" in page
+    assert f"5 more lines ({SHOWN_LINES + 5:,} in all) are not shown here" in page
     assert "line 0" in page and f"line {SHOWN_LINES + 4}" not in page
 
 
 def test_an_unknown_kind_says_it_is_only_drawn_in_the_lesson_page() -> None:
     page = item_html({"kind": "<sparkle>", "note": NASTY, "n": 3}, fake_svg)
-    assert "only drawn in the lesson page" in page
+    assert "cannot draw an item" in page
     assert 'kind "&lt;sparkle&gt;"' in page and "<script>" not in page
     assert "<pre>" in page and "&quot;n&quot;: 3" in page
-    assert "only drawn in the lesson page" in item_html({"no": "kind"}, fake_svg)
+    assert "cannot draw an item" in item_html({"no": "kind"}, fake_svg)
 
 
 # --- plots ---
@@ -160,9 +236,9 @@ def plot_item(**options: object) -> dict:
 
 
 def polylines(page: str) -> list[list[tuple[float, float]]]:
-    """The points of each polyline of the page's picture, in order."""
-    return [[tuple(map(float, pair.split(","))) for pair in line.get("points", "").split()]
-            for line in svg_tree(page).iter(f"{NS}polyline")]
+    """The points of each line of the page's picture, in order."""
+    return [[tuple(map(float, pair.split(","))) for pair in re.findall(r"[-\d.]+,[-\d.]+", line.get("d", ""))]
+            for line in svg_tree(page).iter(f"{NS}path")]
 
 
 def test_a_log_plot_drops_points_that_are_not_positive_and_draws_one_line_per_series() -> None:
@@ -197,7 +273,7 @@ def test_a_plot_has_ticks_a_legend_and_its_alt_text() -> None:
 def test_a_plot_with_no_points_says_so() -> None:
     item = one(lambda d: d.plot({"loss": [(1, 0.0), (2, -1.0)]}, log_y=True))
     page = item_html(item, fake_svg)
-    assert "nothing to plot yet" in page and "<polyline" not in page
+    assert "nothing to plot yet" in page and "<path" not in page
 
 
 # --- coloured planes ---
@@ -241,15 +317,17 @@ def test_the_sort_lists_each_event_as_a_sentence_then_the_order() -> None:
     item = one(lambda d: d.show_sort(loss()))
     page = item_html(item, fake_svg)
     events = item["trace"]["events"]
-    steps = entries(page)
-    assert len(steps) == len(events)
+    steps = of_class(page, "ember-step")
+    assert len(steps) == len(events) == len(of_class(page, "ember-step-words"))
     assert steps[0].startswith('Pop L: not seen yet, so mark it seen, push it back as "parents done"')
     assert steps[1].startswith("Push c, a parent of L.")
     kinds = [event["kind"] for event in events]
     assert steps[kinds.index("skip-seen")].startswith("Pop a: already seen, skip it.")
     assert steps[kinds.index("append")].startswith("Pop a with its parents done: append it to the order.")
-    assert "stack (top last): L ✓ parents done · seen: L · order so far: (empty)" in steps[0]
-    assert "stack (top last): L ✓ parents done, c, a · seen: L" in steps[2]
+    assert "\nstack (top last): L ✓ parents done\nseen: L\norder so far: (empty)" in steps[0]
+    assert "\nstack (top last): L ✓ parents done, c, a\nseen: L\n" in steps[2]
+    assert [node.attrs["data-node"] for node in parse(page).find_all(lambda n: n.attrs.get("class") == "ember-step")
+            ] == [f"n{event['index']}" for event in events]
     assert f"Order: {', '.join(item['trace']['order'])}" in text_of(page)
     assert fake_svg(item["dot"]) in page
 
@@ -257,24 +335,26 @@ def test_the_sort_lists_each_event_as_a_sentence_then_the_order() -> None:
 def test_backward_cards_come_one_per_edge_in_order() -> None:
     item = one(lambda d: d.show_backward(loss(), title="L = a·b + a"))
     page = item_html(item, fake_svg)
-    cards = entries(page)
-    assert len(cards) == len(item["trace"]["edges"])
-    assert cards == [
+    shown = cards(page)
+    assert len(shown) == len(item["trace"]["edges"])
+    assert shown == [
         "step 1 · L → c\n1 × 1 = 1\nc.grad: 0 → 1",
         "step 1 · L → a\n1 × 1 = 1\na.grad: 0 → 1",
         "step 2 · c → a\n1 × -3 = -3\na.grad: 1 → -2",
         "step 2 · c → b\n1 × 2 = 2\nb.grad: 0 → 2",
     ]
     seen = text_of(page)
-    assert seen.index("L = a·b + a") < seen.index("seed\nL.grad = 1") < seen.index(cards[0])
+    assert seen.index("L = a·b + a") < seen.index("seedL.grad = 1") < seen.index("step 1 · L → c")
+    assert of_class(page, "ember-seed") == ["seed\nL.grad = 1"]
 
 
 def test_a_backward_card_says_upstream_times_local_is_share_and_the_grad_before_and_after() -> None:
     a, b = Value(2.0, label="a"), Value(-3.0, label="b")
     out = a * b
     out.label = "<out>"
-    cards = entries(item_html(one(lambda d: d.show_backward(out)), fake_svg))
-    assert cards == ["step 1 · <out> → a\n1 × -3 = -3\na.grad: 0 → -3", "step 1 · <out> → b\n1 × 2 = 2\nb.grad: 0 → 2"]
+    assert cards(item_html(one(lambda d: d.show_backward(out)), fake_svg)) == [
+        "step 1 · <out> → a\n1 × -3 = -3\na.grad: 0 → -3",
+        "step 1 · <out> → b\n1 × 2 = 2\nb.grad: 0 → 2"]
 
 
 def test_a_failing_backward_step_shows_its_error_after_the_cards() -> None:
@@ -287,17 +367,17 @@ def test_a_failing_backward_step_shows_its_error_after_the_cards() -> None:
 
     out._backward = broken
     page = item_html(one(lambda d: d.show_backward(out)), fake_svg)
-    assert entries(page) == []
+    assert cards(page) == []
     assert "ValueError: &lt;bad&gt; step" in page
 
 
 def test_a_walk_says_which_backward_calls_the_learner_made() -> None:
     root = loss()
-    cards, graph = emitted(lambda d: d.show_walk(root, title="walk"))
-    page = item_html(cards, fake_svg)
-    calls = cards["trace"]["calls"]
+    walk, graph = emitted(lambda d: d.show_walk(root, title="walk"))
+    page = item_html(walk, fake_svg)
+    calls = walk["trace"]["calls"]
     assert f"Your backward() called _backward on: {', '.join(calls)}" in text_of(page)
-    assert len(entries(page)) == len(cards["trace"]["edges"])
+    assert len(cards(page)) == len(walk["trace"]["edges"])
     assert fake_svg(graph["dot"]) in item_html(graph, fake_svg)
 
 
@@ -308,16 +388,16 @@ def test_a_backward_pair_shows_both_sets_of_cards_side_by_side() -> None:
     item = one(lambda d: d.show_backward_pair(left, right, titles=("sum", "<square>")))
     page = item_html(item, fake_svg)
     assert "flex-wrap:wrap" in page
-    assert page.index("<h4>sum</h4>") < page.index("<h4>&lt;square&gt;</h4>")
-    cards = entries(page)
-    assert len(cards) == 4 + 2
-    assert cards[-1].endswith("x.grad: 4 → 8")  # x * x: each slot carries half of the 8
+    assert of_class(page, "ember-cards-title") == ["sum", "<square>"]
+    shown = cards(page)
+    assert len(shown) == 4 + 2
+    assert shown[-1].endswith("x.grad: 4 → 8")  # x * x: each slot carries half of the 8
 
 
 def test_sort_steps_list_every_step_and_the_order_returned() -> None:
     item = one(lambda d: d.show_sort_steps(toposort, "serve", RECIPE.__getitem__, title="<recipe>"))
     page = item_html(item, fake_svg)
-    steps = entries(page)
+    steps = of_class(page, "ember-step-words")
     assert steps == [event["text"] for event in item["events"]]
     assert steps[0] == "Call 1: your sort asks parents(serve) and gets bake, tea."
     assert steps[-1].startswith("A valid order")
@@ -333,6 +413,118 @@ def test_a_sort_that_raises_shows_its_error_and_an_empty_order() -> None:
 
     item = one(lambda d: d.show_sort_steps(broken, "serve", RECIPE.__getitem__))
     page = item_html(item, fake_svg)
-    assert entries(page)[-1] == "Your sort raised KeyError: '<oops>'"
+    assert of_class(page, "ember-step-words")[-1] == "Your sort raised KeyError: '<oops>'"
     assert "Order returned: (empty)" in text_of(page)
     assert "<oops>" not in page
+
+
+# --- one renderer for both front ends ---
+
+ROOT = Path(__file__).resolve().parents[1]
+RENDER_JS = ROOT / "web" / "src" / "render.js"
+
+
+def every_kind() -> set[str]:
+    """Every kind of output item the course makes: display items, printed text, and live text."""
+    found = set()
+    for source in ("labs/display.py", "labs/outputs.py"):
+        found |= set(re.findall(r'"kind": "(\w+)"', (ROOT / source).read_text(encoding="utf-8")))
+    return found | {"stdout", "stderr"}
+
+
+def one_of_each() -> list[dict]:
+    """A real item of every kind, with text in it that would be markup if it were not escaped."""
+    items: list[dict] = []
+    d = Display(items.append)
+    d.show(loss(), title=NASTY)
+    d.show_pair(loss(), loss(), titles=(NASTY, "b"))
+    d.show_table([NASTY], [[NASTY]], title=NASTY)
+    d.plot({NASTY: [(1, 2), (2, 3)]}, title=NASTY, x_label=NASTY, y_label=NASTY, key="k")
+    d.show_boundary(lambda x, y: x - y, [(0, 1), (1, 0)], [1, -1], resolution=3, title=NASTY)
+    d.show_field(lambda p: p[0], (0, 1, 0, 1), [((0.5, 0.5), (1, 0))], resolution=3, title=NASTY, x_label=NASTY)
+    d.show_sort(loss())
+    d.show_backward(loss(), title=NASTY)
+    d.show_backward_pair(loss(), loss(), titles=(NASTY, NASTY))
+    d.show_sort_steps(toposort, NASTY, {NASTY: []}.__getitem__, title=NASTY)
+    outputs = Outputs(live=items.append)
+    outputs.write(NASTY + "\n")
+    outputs.write(NASTY + "\n", "stderr")
+    outputs.send_batch()
+    items += outputs.finish()
+    items[-3] = json.loads(items[-3])  # the live batch, as the page receives it
+    return items
+
+
+def test_every_kind_of_item_has_one_renderer_and_each_is_exercised_here() -> None:
+    assert every_kind() == set(DRAW)
+    assert {item["kind"] for item in one_of_each()} == set(DRAW)
+    assert set(INTERACTIVE) <= set(DRAW)
+
+
+@pytest.mark.parametrize("look", [PAGE, Look(room=390), Look(svg=fake_svg, inline=True)], ids=["page", "phone", "nb"])
+def test_every_renderer_escapes_what_it_shows_and_closes_what_it_opens(look: Look) -> None:
+    for item in one_of_each():
+        page = render(item, look)
+        assert "<script" not in page.lower(), item["kind"]
+        parse(page)  # well nested
+        assert len(parse(page).children) == 1, f"{item['kind']}: one element per item (live updates replace it)"
+
+
+def test_the_page_gets_classes_and_graphviz_placeholders_and_the_notebook_inline_styles() -> None:
+    for item in one_of_each():
+        page, notebook = render(item), item_html(item, fake_svg)
+        assert " style=" not in page, f"{item['kind']}: the page's colours come from ember.css (both themes)"
+        assert "data-dot" not in notebook or "<svg data-dot" in notebook
+        if item["kind"] in ("graph", "sort", "sort_steps"):
+            (holder,) = parse(page).find_all(lambda n: "data-dot" in n.attrs)
+            assert html.unescape(holder.attrs["data-dot"]) == item["dot"] and holder.tag == "figure"
+            assert fake_svg(item["dot"]) in notebook
+
+
+def test_a_plot_is_laid_out_for_the_room_the_page_has_and_its_ticks_keep_their_size() -> None:
+    item = plot_item()
+    for room, width in ((None, 560), (350, 350), (200, 280), (2000, 560)):
+        svg = svg_tree(render(item, Look(room=room)))
+        assert svg.get("width") == str(width) and svg.get("viewBox").split()[2] == str(width)
+        assert {t.get("class") for t in svg.iter(f"{NS}text")} == {"ember-tick", "ember-label"}
+
+
+def test_a_running_cells_text_shows_its_latest_lines_and_how_many_there_are() -> None:
+    sent: list[str] = []
+    outputs = Outputs(live=sent.append)
+    outputs.write("".join(f"<{i}>\n" for i in range(100)))
+    outputs.send_batch()
+    live = json.loads(sent[-1])
+    assert live["key"] == LIVE_KEY and live["html"] == render(live)
+    assert "100 lines so far; the latest are shown." in text_of(live["html"])
+    assert "&lt;99&gt;" in live["html"] and "&lt;10&gt;" not in live["html"]
+
+
+def test_every_output_of_a_cell_leaves_with_the_html_of_the_page_look() -> None:
+    outputs = Outputs(look=Look(room=400))
+    outputs.write("1\n")
+    outputs.add(plot_item())
+    text, plot = outputs.finish()
+    assert text["html"] == '<pre class="ember-stdout">1\n</pre>'
+    assert plot["html"] == render(plot_item(), Look(room=400)) and 'width="400"' in plot["html"]
+
+
+def test_rendering_printed_text_costs_next_to_nothing() -> None:
+    import time
+
+    outputs = Outputs()
+    outputs.write("1\n")
+    started = time.perf_counter()
+    for _ in range(1000):
+        outputs.finish()
+    assert (time.perf_counter() - started) / 1000 < 0.001  # under a millisecond each, far under print(1)'s 15 ms
+
+
+def test_the_pages_javascript_draws_no_kind_of_item_itself() -> None:
+    js = RENDER_JS.read_text(encoding="utf-8")
+    assert "createElementNS" not in js  # no SVG drawn in the page's code
+    assert not re.search(r"item\.kind\s*===|\bDRAW\b", js)  # no table of drawing functions by kind
+    drawn_here = {"ember-tick", "ember-line", "ember-card", "ember-plus", "ember-arrow", "hx-table", "ember-seed",
+                  "ember-legend", "ember-boundary", "ember-field", "ember-plot", "ember-walk-order"}
+    assert not {cls for cls in drawn_here if cls in js}
+    assert "item.html" in js and "data-dot" in js  # it inserts Python's HTML, and fills Graphviz placeholders
