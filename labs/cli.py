@@ -132,6 +132,17 @@ def _sources(course: Course, path: Path) -> tuple[dict[str, str], dict[str, str]
     return sources, paths
 
 
+def list_lessons(course: Course) -> int:
+    """Print every lesson as a Markdown table: number and title, its question, its gaps and their files."""
+    print("| lesson | question | gaps |")
+    print("| --- | --- | --- |")
+    for lesson in course.lessons.values():
+        files = sorted({course.gaps[gap_id].file for gap_id in lesson.gaps})
+        gaps = ", ".join(f"`{gap_id}`" for gap_id in lesson.gaps)
+        print(f"| {lesson.number:02d} {lesson.title} | {lesson.question} | {gaps} (in {', '.join(files)}) |")
+    return 0
+
+
 def list_claims(course: Course, lab: str) -> int:
     """Print a lesson's claims and the gaps it opens."""
     lesson = course.lesson(lab)
@@ -182,6 +193,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("lab", help="a lesson id such as L10, or 'all'")
     p.add_argument("--file", type=Path, default=WORKING_COPY,
                    help="one of your ember/ files, read with the ones beside it (default: ember/scalar.py)")
+    commands.add_parser("lessons", help="list every lesson: its question and its gaps")
     p = commands.add_parser("tests", help="list a lesson's claims")
     p.add_argument("lab")
     p = commands.add_parser("diff", help="show your pieces of a lesson next to the finished ones")
@@ -201,6 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return start(course, args.lab, args.dir, args.ref_deps)
         if args.command == "check":
             return check(course, args.lab, args.file)
+        if args.command == "lessons":
+            return list_lessons(course)
         if args.command == "tests":
             return list_claims(course, args.lab)
         if args.command == "diff":

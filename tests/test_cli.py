@@ -157,6 +157,16 @@ def test_start_refuses_to_overwrite_the_finished_engine() -> None:
     assert "finished engine" in done.stderr
 
 
+def test_lessons_lists_every_lesson_with_its_question_and_gaps(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lessons"]) == 0
+    rows = capsys.readouterr().out.splitlines()[2:]
+    assert len(rows) == len(COURSE.lessons)
+    for row, lesson in zip(rows, COURSE.lessons.values(), strict=True):
+        assert row.startswith(f"| {lesson.number:02d} {lesson.title} | {lesson.question} | ")
+        assert all(f"`{gap_id}`" in row for gap_id in lesson.gaps)
+    assert "`L10.backward` (in scalar.py)" in rows[9]
+
+
 def test_tests_lists_claims_and_diff_shows_the_difference(tmp_path: Path) -> None:
     listed = run("tests", "L10", cwd=tmp_path)
     assert listed.returncode == 0

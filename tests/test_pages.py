@@ -97,11 +97,3 @@ def test_course_json_holds_only_what_the_page_script_reads() -> None:
     assert "finished" not in gap and lesson["url"] == "lessons/10-order-of-blame/" and data["version"] == "v1"
 
 
-def test_the_readmes_lesson_table_says_what_the_course_data_says() -> None:
-    readme = (ROOT / "README.md").read_text()
-    rows = re.findall(r"^\| (\d\d) (.+?) \| (.+?) \| (.+?) \|$", readme, re.MULTILINE)
-    assert [f"L{number}" for number, *_ in rows] == list(COURSE.lessons), "one row per lesson, in order"
-    for number, title, question, gaps in rows:
-        lesson = COURSE.lesson(f"L{number}")
-        assert (title, question) == (lesson.title, lesson.question), f"L{number}'s row"
-        assert re.findall(r"`(L\d\d\.\w+)`", gaps) == list(lesson.gaps), f"L{number}'s gaps"
