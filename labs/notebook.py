@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -29,36 +30,15 @@ from .learner import INIT_SOURCE
 from .questions import FALLBACK_SEED, Shown, answer_view, ask_view, find_question, is_seed, reveal_view
 from .render import item_html
 
-STORAGE_NAME = "ember-notebook"  # the app's contentsStorageName: the IndexedDB database of its drive
-STORE = "files"
+DRIVE = json.loads((Path(__file__).resolve().parent / "data" / "notebook_drive.json").read_text(encoding="utf-8"))
+STORAGE_NAME = DRIVE["database"]  # the app's contentsStorageName: the IndexedDB database of its drive
+DRIVE_FROM_APP = "../assets/gen/drive.js"  # the drive's reader, shared with the lesson pages (web/src/drive.js)
 COPY_DIR = Path("/home/pyodide/ember-from-storage")  # where the fallback writes the learner's files
 VIZ_FROM_APP = "../assets/gen/viz.js"  # the course's Graphviz (viz.js), relative to the app's folder
 LEARNER_FILE = "ember/.learner.json"  # the page's hand-over: {"seed": "..."}, the learner's order of options
 
 _state: dict[str, Any] = {"folder": None, "viz": None}
 
-READ_STORAGE_JS = """
-(name, store) => new Promise((resolve) => {
-  const request = indexedDB.open(name);
-  request.onupgradeneeded = () => request.transaction.abort(); // never create the drive's database
-  request.onerror = () => resolve(null);
-  request.onsuccess = () => {
-    const db = request.result;
-    if (!db.objectStoreNames.contains(store)) { db.close(); resolve(null); return; }
-    const files = {};
-    const cursor = db.transaction(store).objectStore(store).openCursor();
-    cursor.onsuccess = () => {
-      const at = cursor.result;
-      if (!at) { db.close(); resolve(JSON.stringify(files)); return; }
-      const value = at.value;
-      if (typeof at.key === "string" && at.key.startsWith("ember/") && value && value.type === "file"
-          && typeof value.content === "string") files[at.key] = value.content;
-      at.continue();
-    };
-    cursor.onerror = () => { db.close(); resolve(null); };
-  };
-})
-"""
 
 
 def _app_root() -> str:
@@ -72,11 +52,10 @@ def _app_root() -> str:
 
 async def _stored_files() -> dict[str, str]:
     """The drive's ember/ files, read from IndexedDB by the kernel itself; {} when there are none."""
-    import json
-
     from pyodide.code import run_js  # type: ignore[import-not-found]
 
-    answer = await run_js(READ_STORAGE_JS)(STORAGE_NAME, STORE)
+    reader = await run_js(f"import({_app_root() + DRIVE_FROM_APP!r})")
+    answer = await reader.readFolderJson()
     return json.loads(answer) if answer else {}
 
 

@@ -8,6 +8,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from labs.course import load_course
+from labs.notebook import DRIVE as NOTEBOOK_DRIVE
 from labs.notebook_files import SCRATCH_LINE
 from labs.questions import option_order
 
@@ -27,7 +28,6 @@ from .learner import (
 
 COURSE = load_course()
 KERNEL_MS = 150_000  # the notebook's kernel starts its own Pyodide, with IPython, on a busy two-core machine
-DRIVE = "ember-notebook"
 QUEUED_MS = 10_000  # Shift+Enter shows a cell as queued at once, even while the kernel is busy
 RUN_TRIES = 3
 EDIT_MARK = "# walked again in the notebook"
@@ -91,15 +91,15 @@ def edit_in_the_notebooks_editor(notebook: Page, path: str, old: str, new: str) 
     notebook.keyboard.press("ControlOrMeta+s")
     expect(notebook.locator(".jp-mod-dirty")).to_have_count(0, timeout=RUN_MS)
     notebook.wait_for_function("""([name, path, text]) => new Promise((resolve) => {
-        const open = indexedDB.open(name);
+        const open = indexedDB.open(name.database);
         open.onsuccess = () => {
-            const request = open.result.transaction("files").objectStore("files").get(path);
+            const request = open.result.transaction(name.store).objectStore(name.store).get(path);
             request.onsuccess = () => {
                 open.result.close();
                 resolve(Boolean(request.result && request.result.content.includes(text)));
             };
         };
-    })""", arg=[DRIVE, path, new], timeout=RUN_MS)
+    })""", arg=[NOTEBOOK_DRIVE, path, new], timeout=RUN_MS)
 
 
 def open_lesson_10_with_breadth_first_walk(page: Page, url: str) -> None:
@@ -184,22 +184,22 @@ def asks_in_the_pages_order(page: Page, notebook: Page) -> None:
 def drive_file(page: Page, path: str) -> str | None:
     """A file of the notebook's drive as IndexedDB holds it (what the notebook sees)."""
     return page.evaluate("""([name, path]) => new Promise((resolve, reject) => {
-        const open = indexedDB.open(name);
+        const open = indexedDB.open(name.database);
         open.onsuccess = () => {
-            const request = open.result.transaction("files").objectStore("files").get(path);
+            const request = open.result.transaction(name.store).objectStore(name.store).get(path);
             request.onsuccess = () => { open.result.close(); resolve(request.result ? request.result.content : null); };
             request.onerror = () => reject(request.error);
         };
         open.onerror = () => reject(open.error);
-    })""", [DRIVE, path])
+    })""", [NOTEBOOK_DRIVE, path])
 
 
 def edit_in_drive(page: Page, path: str, old: str, new: str) -> None:
     """Change a drive file as the notebook's editor saves it: the stored contents model, replaced."""
     page.evaluate("""([name, path, old, replacement]) => new Promise((resolve, reject) => {
-        const open = indexedDB.open(name);
+        const open = indexedDB.open(name.database);
         open.onsuccess = () => {
-            const store = open.result.transaction("files", "readwrite").objectStore("files");
+            const store = open.result.transaction(name.store, "readwrite").objectStore(name.store);
             const request = store.get(path);
             request.onsuccess = () => {
                 const model = request.result;
@@ -212,7 +212,7 @@ def edit_in_drive(page: Page, path: str, old: str, new: str) -> None:
             };
         };
         open.onerror = () => reject(open.error);
-    })""", [DRIVE, path, old, new])
+    })""", [NOTEBOOK_DRIVE, path, old, new])
 
 
 def hand_over_without_opening(page: Page, context: BrowserContext) -> None:

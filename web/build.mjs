@@ -15,3 +15,5 @@ for (const name of readdirSync(out, { withFileTypes: true })) {
 // editor). Chunks sit beside it, so paths relative to import.meta.url mean the same in every file.
 await build({ ...common, entryPoints: { ember: "web/src/main.js" }, outdir: out, splitting: true, chunkNames: "chunk-[hash]" });
 await build({ ...common, entryPoints: ["web/src/worker.js"], outfile: `${out}/worker.js`, external: ["./pyodide/pyodide.mjs"] });
+// The notebook drive's reader on its own, for the notebook's kernel (labs/notebook.py imports it).
+await build({ ...common, entryPoints: ["web/src/drive.js"], outfile: `${out}/drive.js` });

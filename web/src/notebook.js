@@ -11,13 +11,12 @@
 // that would be overwritten with edits not taken back is first copied aside in the drive. The hand-over
 // also writes the learner's seed (ember/.learner.json), so the notebook's questions list their options
 // in the order this page shows them.
+import { DRIVE as DRIVE_NAMES, readFolder } from "./drive.js";
 import { el } from "./render.js";
 import * as storage from "./storage.js";
 
-export const DRIVE = "ember-notebook"; // scripts/build_notebook.py sets the app's contentsStorageName to it
-const STORE = "files";
+const { database: DRIVE, store: STORE, folder: FOLDER } = DRIVE_NAMES; // the app's contentsStorageName is DRIVE
 const RECORD = "ember:notebook";
-const FOLDER = "ember";
 const SET_ASIDE_KEPT = 20;
 const LEARNER_FILE = `${FOLDER}/.learner.json`; // the learner's seed, so the notebook lists options in the page's order
 
@@ -50,18 +49,13 @@ async function openDrive() {
 
 /** The drive's ember/ files: {name: source} for the names asked (a name the drive lacks is left out). */
 export async function readDrive(names) {
-  const db = await openDrive();
-  try {
-    const store = db.transaction(STORE).objectStore(STORE);
-    const found = {};
-    for (const name of names) {
-      const model = await request(store.get(`${FOLDER}/${name}`));
-      if (model && model.type === "file" && typeof model.content === "string") found[name] = model.content;
-    }
-    return found;
-  } finally {
-    db.close();
+  const files = await readFolder();
+  if (files === null) throw new Error("the notebook's storage could not be read");
+  const found = {};
+  for (const name of names) {
+    if (`${FOLDER}/${name}` in files) found[name] = files[`${FOLDER}/${name}`];
   }
+  return found;
 }
 
 function model(path, content, created) {

@@ -1,0 +1,36 @@
+// The notebook app's drive, as both sides read it: the lesson pages (web/src/notebook.js) and the
+// notebook's Python kernel (labs/notebook.py imports this file's build, assets/gen/drive.js). Its
+// identity (database, store, folder) is labs/data/notebook_drive.json, which Python reads too.
+import NAMES from "../../labs/data/notebook_drive.json";
+
+export const DRIVE = NAMES;
+
+/** Every file of the drive's ember/ folder, {path: text}: {} when there is no drive, null when it cannot be read. */
+export function readFolder() {
+  return new Promise((resolve) => {
+    const opening = indexedDB.open(NAMES.database);
+    opening.onupgradeneeded = () => opening.transaction.abort(); // never create the drive's database for a read
+    opening.onerror = () => resolve({});
+    opening.onsuccess = () => {
+      const db = opening.result;
+      if (!db.objectStoreNames.contains(NAMES.store)) { db.close(); resolve({}); return; }
+      const files = {};
+      const cursor = db.transaction(NAMES.store).objectStore(NAMES.store).openCursor();
+      cursor.onsuccess = () => {
+        const at = cursor.result;
+        if (!at) { db.close(); resolve(files); return; }
+        const value = at.value;
+        if (typeof at.key === "string" && at.key.startsWith(`${NAMES.folder}/`) && value && value.type === "file"
+            && typeof value.content === "string") files[at.key] = value.content;
+        at.continue();
+      };
+      cursor.onerror = () => { db.close(); resolve(null); };
+    };
+  });
+}
+
+/** The same, as JSON text (for Python: a string crosses into the kernel without proxies). */
+export async function readFolderJson() {
+  const files = await readFolder();
+  return files === null ? null : JSON.stringify(files);
+}
