@@ -173,7 +173,7 @@ class Session:
         line = cell_lines[-1] if cell_lines else None
         message = problem.message
         if line and problem.place is not None:
-            message += f" Reached from line {line} of this cell."
+            message += ("" if message.endswith((".", "?", "!")) else ".") + f" Reached from line {line} of this cell."
         elif line:
             message += f" (line {line} of this cell)"
         return {**problem.to_dict(), "message": message, "cell_line": line}

@@ -45,6 +45,7 @@ def test_a_missing_piece_is_named_and_offers_the_finished_pieces(session: Sessio
     assert result["error"]["kind"] == "not_written"
     assert result["error"]["gap"] == "L07.init"
     assert result["error"]["message"].startswith("Not written yet (at line 2 of gap L07.init)")
+    assert ". Reached from line 2 of this cell." in result["error"]["message"]  # a sentence of its own
     assert result["error"]["cell_line"] == 2
     assert result["error"]["place"]["gap_line"] == 2
 
