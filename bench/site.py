@@ -403,8 +403,9 @@ def boot_timeline(page: Page) -> list[tuple[str, float]]:
     marks = page.evaluate(PAGE_MARKS_JS)
     timeline = [("DOMContentLoaded", marks["dcl"])]
     timeline += [(f"page: {name} loaded", marks["files"][name]) for name in PAGE_FILES if name in marks["files"]]
-    if page.workers:
-        worker = page.workers[-1].evaluate(WORKER_MARKS_JS)
+    pythons = [w for w in page.workers if urlparse(w.url).path.endswith("/worker.js")]  # not the timer's worker
+    if pythons:
+        worker = pythons[-1].evaluate(WORKER_MARKS_JS)
         shift = worker["origin"] - marks["origin"]
         timeline.append(("worker started", shift))
         for label, part, edge in WORKER_FILES:

@@ -215,8 +215,7 @@ onmessage = ({ data }) => {
  */
 function watchThroughInterrupts(python, buffer) {
   const url = URL.createObjectURL(new Blob([TIMER_SOURCE], { type: "text/javascript" }));
-  const timer = new Worker(url);
-  URL.revokeObjectURL(url);
+  const timer = new Worker(url); // the URL is kept: revoked at once, the worker's own fetch of it can fail
   const signal = python.runPython("import signal\nint(signal.SIGALRM)");
   timer.postMessage({ buffer, signal });
   const timelimit = python.pyimport("labs.timelimit");
