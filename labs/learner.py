@@ -10,7 +10,9 @@ A learner's work on a gap comes in one of two forms:
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
+from types import ModuleType
 
 from .course import Course, CourseError, Region
 from .gaps import Fill, Gap, GapSyntaxError, fill, find_gaps, indented, marker_lines, same_piece
@@ -18,6 +20,17 @@ from .problems import Place, Problem
 
 Pieces = dict[str, str]  # gap id -> the learner's code for that gap
 INIT_SOURCE = '"""My ember: reverse-mode automatic differentiation on single numbers."""\n'  # ember/__init__.py
+PACKAGE = "ember"  # the learner's package
+
+
+def forget_ember() -> dict[str, ModuleType]:
+    """Drop the package ember and its modules from sys.modules, whichever files they came from, so that
+    the next import reads the files afresh; answer what was dropped (to put it back, if need be)."""
+    dropped = {name: module for name, module in sys.modules.items()
+               if name == PACKAGE or name.startswith(PACKAGE + ".")}
+    for name in dropped:
+        del sys.modules[name]
+    return dropped
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from typing import Any
 
 from .course import CourseError, Question, load_course
 from .display import Display, Item
-from .learner import INIT_SOURCE
+from .learner import INIT_SOURCE, forget_ember
 from .questions import FALLBACK_SEED, Shown, answer_view, ask_view, find_question, is_seed, reveal_view
 from .render import item_html
 
@@ -35,7 +35,7 @@ STORAGE_NAME = DRIVE["database"]  # the app's contentsStorageName: the IndexedDB
 DRIVE_FROM_APP = "../assets/gen/drive.js"  # the drive's reader, shared with the lesson pages (web/src/drive.js)
 COPY_DIR = Path("/home/pyodide/ember-from-storage")  # where the fallback writes the learner's files
 VIZ_FROM_APP = "../assets/gen/viz.js"  # the course's Graphviz (viz.js), relative to the app's folder
-LEARNER_FILE = "ember/.learner.json"  # the page's hand-over: {"seed": "..."}, the learner's order of options
+LEARNER_FILE = f"{DRIVE['folder']}/{DRIVE['seed_file']}"  # the page's hand-over: {"seed": ...}, the order of options
 
 _state: dict[str, Any] = {"folder": None, "viz": None}
 
@@ -78,12 +78,6 @@ async def find_engine() -> tuple[Path, str]:
     if not init.exists():
         init.write_text(INIT_SOURCE, encoding="utf-8")
     return COPY_DIR, "the browser's storage (this host gives Python no drive, so a copy was made)"
-
-
-def forget_ember() -> None:
-    """Drop every imported ember module, so that the next import reads the learner's files afresh."""
-    for name in [name for name in sys.modules if name == "ember" or name.startswith("ember.")]:
-        del sys.modules[name]
 
 
 async def _load_viz() -> Any:
@@ -183,8 +177,6 @@ def check(lesson_id: str) -> None:
 
 def learner_seed() -> tuple[str, bool]:
     """The seed the lesson page handed over (and True), or the course's fallback seed (and False)."""
-    import json
-
     folder = _state["folder"] or Path.cwd()
     try:
         seed = json.loads((folder / LEARNER_FILE).read_text(encoding="utf-8")).get("seed")

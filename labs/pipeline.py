@@ -19,7 +19,7 @@ from importlib.machinery import ModuleSpec
 from .claimkit import Env, Fail
 from .course import Claim, Course, Lesson, load_course
 from .gaps import GapSyntaxError, find_gaps
-from .learner import starter_gaps
+from .learner import PACKAGE, forget_ember, starter_gaps
 from .problems import LearnerFile, Problem, describe_error, where
 from .timelimit import shallow_recursion, time_limit
 
@@ -74,9 +74,6 @@ def learner_files(course: Course, sources: dict[str, str], paths: dict[str, str]
     return files
 
 
-PACKAGE = "ember"
-
-
 class _LearnerFiles(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Answers ``import ember.X`` (or ``from .X import ...``) with the learner's own file X, in any order.
 
@@ -108,10 +105,7 @@ def _install(files: list[LearnerFile], names: frozenset[str]) -> Iterator[Env]:
     Whatever ``ember`` modules were imported before (the page's cells, the course's own) are set
     aside and put back afterwards, so a check sees only the learner's files and leaves nothing behind.
     """
-    aside = {name: module for name, module in sys.modules.items()
-             if name == PACKAGE or name.startswith(PACKAGE + ".")}
-    for name in aside:
-        del sys.modules[name]
+    aside = forget_ember()
     root = types.ModuleType(PACKAGE, "The learner's files, as the checks import them.")
     root.__path__ = []
     root.__package__ = PACKAGE
@@ -123,8 +117,7 @@ def _install(files: list[LearnerFile], names: frozenset[str]) -> Iterator[Env]:
         yield Env(modules, names)
     finally:
         sys.meta_path.remove(finder)
-        for name in [name for name in sys.modules if name == PACKAGE or name.startswith(PACKAGE + ".")]:
-            del sys.modules[name]
+        forget_ember()
         sys.modules.update(aside)
 
 

@@ -29,6 +29,7 @@ from .learner import (
     earlier_finished,
     edited_gaps,
     exact_texts,
+    forget_ember,
     marker_problem,
 )
 from .outputs import Outputs, Stderr
@@ -95,8 +96,7 @@ class Session:
         if modules != self.modules or not all((self.package_dir / name).exists() for name in modules):
             for name, module in modules.items():
                 (self.package_dir / name).write_text(module.source, encoding="utf-8")
-            for name in [name for name in sys.modules if name == "ember" or name.startswith("ember.")]:
-                del sys.modules[name]
+            forget_ember()
             importlib.invalidate_caches()
             self.modules = modules
         return modules

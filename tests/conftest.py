@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from labs.learner import forget_ember
 from labs.session import Session
 
 
@@ -18,6 +19,5 @@ def session(tmp_path: Path) -> Iterator[Session]:
     modules = {name: module for name, module in sys.modules.items() if name == "ember" or name.startswith("ember.")}
     yield Session(tmp_path)
     sys.path[:] = path
-    for name in [name for name in sys.modules if name == "ember" or name.startswith("ember.")]:
-        del sys.modules[name]
+    forget_ember()
     sys.modules.update(modules)

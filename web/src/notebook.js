@@ -15,10 +15,10 @@ import { DRIVE as DRIVE_NAMES, readFolder } from "./drive.js";
 import { el } from "./render.js";
 import * as storage from "./storage.js";
 
-const { database: DRIVE, store: STORE, folder: FOLDER } = DRIVE_NAMES; // the app's contentsStorageName is DRIVE
+const { database: DRIVE, store: STORE, folder: FOLDER, seed_file: SEED_FILE } = DRIVE_NAMES; // the app's contentsStorageName is DRIVE
 const RECORD = "ember:notebook";
 const SET_ASIDE_KEPT = 20;
-const LEARNER_FILE = `${FOLDER}/.learner.json`; // the learner's seed, so the notebook lists options in the page's order
+const LEARNER_FILE = `${FOLDER}/${SEED_FILE}`; // the learner's seed, so the notebook lists options in the page's order
 
 // --- the notebook's drive ---------------------------------------------------------------------
 
