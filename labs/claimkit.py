@@ -78,9 +78,14 @@ def show(x: object) -> str:
     return repr(x)
 
 
+def is_number(x: object) -> bool:
+    """True for an int or a float (not a bool)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
 def close(got: object, expected: float, tol: float = 1e-6) -> bool:
     """True when ``got`` is a number within a relative (and absolute) ``tol`` of ``expected``."""
-    if isinstance(got, bool) or not isinstance(got, (int, float)):
+    if not is_number(got):
         return False
     return math.isclose(got, expected, rel_tol=tol, abs_tol=tol)
 
@@ -94,6 +99,12 @@ def expect_close(key: str, got: object, expected: float, tol: float = 1e-6, **va
 def nudged_slope(f: Callable[[float], float], x: float, h: float = 1e-6) -> float:
     """The checker's own central difference (independent of the learner's code)."""
     return (f(x + h) - f(x - h)) / (2 * h)
+
+
+def quiet_slope(f: Callable[[float], float], x: float) -> float:
+    """nudged_slope rounded to 9 significant digits and 9 decimals, so messages do not show its noise
+    (a slope of 0 can come out as 1e-11)."""
+    return float(f"{round(nudged_slope(f, x), 9):.9g}") + 0.0
 
 
 def graph_order(root: Any) -> list[Any]:

@@ -5,25 +5,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from ..claimkit import Env, Fail, claim, close, nudged_slope, show
+from ..claimkit import Env, Fail, claim, close, is_number, quiet_slope, show
 
 Plain = Callable[[float], float]
 
 
-def nudged(f: Plain, x: float) -> float:
-    """The checker's central difference, rounded to 9 significant digits and 9 decimals so messages do not
-    show its noise (a slope of 0 can come out as 1e-11)."""
-    return float(f"{round(nudged_slope(f, x), 9):.9g}") + 0.0
-
-
-def number(x: object) -> bool:
-    """True for an int or a float (not a bool)."""
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def described(x: object) -> str:
     """A number as show() prints it; anything else as repr with its type named."""
-    return show(x) if number(x) else f"{x!r} (a {type(x).__name__})"
+    return show(x) if is_number(x) else f"{x!r} (a {type(x).__name__})"
 
 
 def carried(env: Env, op: Callable, x: float) -> tuple[object, object]:
@@ -40,7 +31,7 @@ def check(env: Env, key: str, expr: str, op: Callable, plain: Plain, points: tup
     """
     for x in points:
         got_value, got = carried(env, op, x)
-        expected_value, expected = plain(x), nudged(plain, x)
+        expected_value, expected = plain(x), quiet_slope(plain, x)
         if close(got_value, expected_value) and close(got, expected, 1e-5):
             continue
         found = key
@@ -62,7 +53,7 @@ def construct(env: Env) -> None:
             if not hasattr(d, name):
                 raise Fail("missing", made=made, name=name)
         got_value, got_deriv = d.value, d.deriv
-        if number(got_value) and number(got_deriv) and got_value == value and got_deriv == deriv:
+        if is_number(got_value) and is_number(got_deriv) and got_value == value and got_deriv == deriv:
             continue
         key = "swapped" if (got_value, got_deriv) == (deriv, value) else "wrong"
         raise Fail(key, made=made, value=show(value), deriv=show(deriv), got_value=described(got_value),
@@ -72,14 +63,14 @@ def construct(env: Env) -> None:
 @claim("L05", "cube_exact")
 def cube_exact(env: Env) -> None:
     got = env.dual.derivative(lambda x: x * x * x, 2.0)
-    if number(got) and got == 12.0:
+    if is_number(got) and got == 12.0:
         return
     key = "wrong"
     if hasattr(got, "deriv"):
         key = "dual"
-    elif number(got) and got == 0.0:
+    elif is_number(got) and got == 0.0:
         key = "zero"
-    elif number(got) and got == 8.0:
+    elif is_number(got) and got == 8.0:
         key = "value"
     elif close(got, 12.0, 1e-6):
         key = "not_exact"
@@ -151,7 +142,7 @@ def reflected(env: Env) -> None:
             got_value, got = carried(env, op, x)
             if swapped is not None and close(got_value, swapped(x)) and not close(got_value, plain(x)):
                 raise Fail("order", expr=expr, x=show(x), got_value=described(got_value), got=described(got),
-                           expected_value=show(plain(x)), expected=show(nudged(plain, x)))
+                           expected_value=show(plain(x)), expected=show(quiet_slope(plain, x)))
             check(env, "wrong", expr, op, plain, (x,))
 
 
@@ -174,7 +165,7 @@ def one_pass(env: Env) -> None:
         return d * d + 3 * d  # type: ignore[operator]
 
     got = env.dual.derivative(f, 2.0)
-    if not (number(got) and close(got, 7.0)):
+    if not (is_number(got) and close(got, 7.0)):
         raise Fail("dual", got=repr(got)) if hasattr(got, "deriv") else Fail("wrong", got=described(got))
     if calls != 1:
         raise Fail("passes", got=calls)
