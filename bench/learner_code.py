@@ -34,6 +34,7 @@ from labs.course import load_course
 from labs.learner import finished_pieces
 from labs.pages import example_cells, lesson_pages
 from scripts.serve import make_server
+from site_tests.learner import START_WORKER
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "site"
@@ -52,33 +53,6 @@ CHECKS_TARGET_S = 0.5
 CELL_TARGET_MS = 15.0
 MEMORY_TARGET_MIB = 160.0
 MEMORY_GROWTH_TARGET_MIB = 16.0  # from the sixth run to the tenth
-
-# A worker of the page's own kind, booted as the page boots it; window.ask(type, payload) sends one request.
-START_WORKER = """async () => {
-  const interrupts = crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
-  const worker = new Worker(new URL("assets/gen/worker.js", location.href), { type: "module" });
-  let next = 1;
-  const waiting = new Map();
-  worker.onmessage = ({ data }) => {
-    if (!("ok" in data)) return;  // progress: display items and text while a cell runs
-    const { resolve, reject } = waiting.get(data.id);
-    waiting.delete(data.id);
-    data.ok ? resolve(data.result) : reject(new Error(data.error));
-  };
-  window.ask = (type, payload) => new Promise((resolve, reject) => {
-    const id = next++;
-    waiting.set(id, { resolve, reject });
-    if (interrupts) interrupts[0] = 0;
-    worker.postMessage({ id, type, payload });
-  });
-  window.timed = async (type, payload) => {
-    const start = performance.now();
-    const result = await window.ask(type, payload);
-    return { ms: performance.now() - start, result };
-  };
-  await window.ask("boot", { interruptBuffer: interrupts, inputBuffer: null, snapshot: "off" });
-  return crossOriginIsolated;
-}"""
 
 LOOP = """
 import time
@@ -156,7 +130,7 @@ NO_COLLECTION = "import labs.session\nlabs.session._CollectAfter.__exit__ = lamb
 
 def memory_without_collection(page: Page, course) -> list[int]:
     """Lesson 12's training as in train_lesson_12, in a fresh worker that never collects after a cell."""
-    assert page.evaluate(START_WORKER) is not None
+    assert page.evaluate(START_WORKER, {"interrupts": True}) is not None
     cell(page, "L12", NO_COLLECTION, finished_pieces(course, 12))
     return train_lesson_12(page, course)
 
@@ -232,7 +206,7 @@ def main() -> None:
                 context.add_init_script("try { localStorage.setItem('ember:offline', 'off'); } catch {}")
                 page = context.new_page()
                 page.goto(url)  # the home page: the worker is at assets/gen/worker.js from there
-                assert page.evaluate(START_WORKER) == isolate
+                assert page.evaluate(START_WORKER, {"interrupts": True}) == isolate
                 results[label] = measure(page, course)
                 if isolate:
                     results[label]["memory_uncollected"] = memory_without_collection(page, course)

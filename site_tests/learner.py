@@ -7,6 +7,8 @@ import textwrap
 
 from playwright.sync_api import Locator, Page, expect
 
+from .conftest import LESSON_10
+
 # The lesson 10 trap: a walk that runs each node's step the first time it reaches the node.
 BREADTH_FIRST = '''
 def backward(self) -> None:
@@ -21,6 +23,34 @@ def backward(self) -> None:
                 seen.add(parent)
                 queue.append(parent)
 '''
+# A worker of the page's own kind (assets/gen/worker.js), booted as the page boots it, with the interrupt buffer
+# when asked and the page is isolated; window.ask(type, payload) sends one request, window.timed times one.
+# Evaluate it on a page at the site's root, with {"interrupts": bool}; it answers crossOriginIsolated.
+START_WORKER = """async ({ interrupts: wanted }) => {
+  const interrupts = wanted && crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+  const worker = new Worker(new URL("assets/gen/worker.js", location.href), { type: "module" });
+  let next = 1;
+  const waiting = new Map();
+  worker.onmessage = ({ data }) => {
+    if (!("ok" in data)) return;  // progress: display items and text while a cell runs
+    const { resolve, reject } = waiting.get(data.id);
+    waiting.delete(data.id);
+    data.ok ? resolve(data.result) : reject(new Error(data.error));
+  };
+  window.ask = (type, payload) => new Promise((resolve, reject) => {
+    const id = next++;
+    waiting.set(id, { resolve, reject });
+    if (interrupts) interrupts[0] = 0;
+    worker.postMessage({ id, type, payload });
+  });
+  window.timed = async (type, payload) => {
+    const start = performance.now();
+    const result = await window.ask(type, payload);
+    return { ms: performance.now() - start, result };
+  };
+  await window.ask("boot", { interruptBuffer: interrupts, inputBuffer: null, snapshot: "off" });
+  return crossOriginIsolated;
+}"""
 BOOT_MS = 90_000  # a cold Pyodide start on a busy two-core machine
 RUN_MS = 30_000
 
@@ -124,6 +154,15 @@ def run_checks(page: Page) -> Locator:
     expect(claims.first).not_to_have_attribute("data-state", "running", timeout=RUN_MS)
     expect(claims.first).not_to_have_attribute("data-state", "idle", timeout=RUN_MS)
     return claims
+
+
+def check_a_backward(page: Page, url: str, code: str) -> Locator:
+    """On lesson 10 with the earlier finished pieces loaded, type ``code`` as backward() and run the checks."""
+    open_page(page, url + LESSON_10)
+    wait_for_lab(page)
+    load_finished_pieces(page)
+    type_into_gap(page, "L10.backward", code)
+    return run_checks(page)
 
 
 def cell(page: Page, index: int) -> Locator:

@@ -15,31 +15,9 @@ from labs.session import Session
 from tests.mutants import MUTANTS
 from tests.test_labs import BACKWARD_WITH_TOPOSORT
 
-from .conftest import LESSON_10
-from .learner import BOOT_MS, load_finished_pieces, open_page, run_checks, type_into_gap, wait_for_lab
+from .learner import BOOT_MS, START_WORKER, check_a_backward
 
 COURSE = load_course()
-
-# A worker of the page's own kind (assets/gen/worker.js), booted as the page boots it; `ask` sends one request.
-START_WORKER = """async () => {
-  const worker = new Worker(new URL("assets/gen/worker.js", location.href), { type: "module" });
-  let next = 1;
-  const waiting = new Map();
-  worker.onmessage = ({ data }) => {
-    if (!("ok" in data)) return;  // progress
-    const { resolve, reject } = waiting.get(data.id);
-    waiting.delete(data.id);
-    data.ok ? resolve(data.result) : reject(new Error(data.error));
-  };
-  window.ask = (type, payload) => new Promise((resolve, reject) => {
-    const id = next++;
-    waiting.set(id, { resolve, reject });
-    worker.postMessage({ id, type, payload });
-  });
-  await window.ask("boot", { interruptBuffer: null, inputBuffer: null, snapshot: "off" });
-  return true;
-}"""
-
 
 def verdict(report: dict) -> list[tuple]:
     """Each claim's verdict: passed or not, the message it failed with (its key), and the kind of problem.
@@ -53,8 +31,7 @@ def verdict(report: dict) -> list[tuple]:
 def test_every_known_wrong_piece_gets_the_same_verdict_in_the_page_and_the_terminal(
         page: Page, base_url: str, tmp_path: Path) -> None:
     page.goto(base_url)
-    page.wait_for_function("() => true")
-    assert page.evaluate(START_WORKER)
+    assert page.evaluate(START_WORKER, {"interrupts": False})  # the slower path: sys.monitoring watches the checks
     session = Session(tmp_path)
     compared = 0
     for mutant in MUTANTS:
@@ -69,11 +46,7 @@ def test_every_known_wrong_piece_gets_the_same_verdict_in_the_page_and_the_termi
 
 
 def test_backward_calls_the_learners_own_toposort_before_any_cell_has_run(page: Page, base_url: str) -> None:
-    open_page(page, base_url + LESSON_10)
-    wait_for_lab(page)
-    load_finished_pieces(page)
-    type_into_gap(page, "L10.backward", BACKWARD_WITH_TOPOSORT)
-    claims = run_checks(page)
+    claims = check_a_backward(page, base_url, BACKWARD_WITH_TOPOSORT)
     expect(claims).to_have_count(len(COURSE.lesson("L10").claims))
     for index in range(claims.count()):
         expect(claims.nth(index)).to_have_attribute("data-state", "pass", timeout=BOOT_MS)
