@@ -60,9 +60,11 @@ def central(env: Env) -> None:
 
 @claim("L01", "sine")
 def sine(env: Env) -> None:
-    got = env.nudge.slope(math.sin, 0.7)
-    if not close(got, math.cos(0.7), 1e-8):
-        raise Fail("wrong", got=show(got), expected=show(math.cos(0.7)))
+    for x in (0.7, 2.5):  # where sin rises, then where it falls
+        got, expected = env.nudge.slope(math.sin, x), math.cos(x)
+        if not close(got, expected, 1e-8):
+            key = "sign" if close(got, -expected, 1e-6) else "wrong"
+            raise Fail(key, x=show(x), got=show(got), expected=show(expected))
 
 
 @claim("L01", "bad_h")
