@@ -20,7 +20,7 @@ def python_files(packages: tuple[str, ...]) -> list[Path]:
     """The files of the course's Python packages that ship to the browser (sources and data), sorted."""
     return sorted(
         path for package in packages for path in (ROOT / package).rglob("*")
-        if path.is_file() and path.suffix in {".py", ".toml", ".json"} and "__pycache__" not in path.parts
+        if path.is_file() and path.suffix in {".py", ".toml", ".json", ".txt", ".LICENSE"} and "__pycache__" not in path.parts
     )
 
 

@@ -1,0 +1,123 @@
+"""ember: a bigram model of names, first counted from the text, then learned with Tensor.
+
+The model reads a text as raw bytes and guesses each byte from the one before it. A newline
+ends one name and starts the next, so the pair (newline, b) says how names begin and the pair
+(a, newline) how they end. Both models are a 256 × 256 table: row a holds the scores for
+every byte that may follow byte a.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from itertools import pairwise
+
+from ember.tensor import Grads, Tensor
+
+BYTES = 256
+NEWLINE = 10
+
+Counts = list[list[int]]
+
+
+# --- gap L18.count_pairs ---
+def count_pairs(text: bytes) -> Counts:
+    """counts[a][b]: how many times byte b follows byte a in text."""
+    counts = [[0] * BYTES for _ in range(BYTES)]
+    for a, b in pairwise(text):
+        counts[a][b] += 1
+    return counts
+# --- end gap ---
+
+
+# --- gap L18.count_loss ---
+def count_loss(counts: Counts, smoothing: float = 1.0) -> float:
+    """The count model's mean negative log-probability per pair, each row's counts plus ``smoothing``."""
+    total, pairs = 0.0, 0
+    for row in counts:
+        n = sum(row)
+        if n == 0:
+            continue
+        norm = n + BYTES * smoothing
+        total -= sum(c * math.log((c + smoothing) / norm) for c in row if c)
+        pairs += n
+    return total / pairs
+# --- end gap ---
+
+
+def pair_loss(w: Tensor, counts: Counts) -> Tensor:
+    """W's mean cross-entropy over every pair in ``counts`` (the whole text at once), as one operation.
+
+    Only the rows of bytes that start a pair take part: ``w.rows`` picks them, and each row's
+    loss is weighted by how often each next byte follows. The backward rule is lesson 17's
+    softmax minus one-hot, with the counts in place of the one-hot.
+    """
+    used = [a for a in range(BYTES) if any(counts[a])]
+    logits = w.rows(used)
+    pairs = sum(sum(counts[a]) for a in used)
+    follows = [[(b, c) for b, c in enumerate(counts[a]) if c] for a in used]
+    width = logits.shape[1]
+    probs: list[float] = []
+    total = 0.0
+    for r, nexts in enumerate(follows):
+        row = logits.data[r * width:(r + 1) * width]
+        top = max(row)
+        exps = [math.exp(x - top) for x in row]
+        s = sum(exps)
+        n = sum(c for _, c in nexts)
+        total += n * (top + math.log(s)) - sum(c * row[b] for b, c in nexts)
+        probs.extend(n * e / s for e in exps)
+
+    def rule(out: Tensor) -> Grads:
+        scale = out.grad[0] / pairs
+        grad = [p * scale for p in probs]
+        for r, nexts in enumerate(follows):
+            for b, c in nexts:
+                grad[r * width + b] -= c * scale
+        return (grad,)
+    return Tensor.made([total / pairs], (), (logits,), "pair_loss", rule)
+
+
+def train(w: Tensor, loss_of: Callable[[Tensor], Tensor], steps: int, lr: float,
+          each: Callable[[int, float], None] | None = None) -> list[float]:
+    """Take ``steps`` steps of gradient descent on w; ``each(step, loss)`` after every step.
+
+    w changes in one assignment per step, so a run stopped part way keeps the weights of the
+    last finished step. A loss that stops being a finite number ends the run with the weights
+    from before the step that broke it.
+    """
+    losses: list[float] = []
+    for step in range(1, steps + 1):
+        loss = loss_of(w)
+        value = loss.item()
+        if not math.isfinite(value):
+            raise FloatingPointError(
+                f"step {step}: the loss is {value}, so the steps have overshot; "
+                f"W keeps the weights of step {step - 1}. Try a smaller learning rate than {lr}."
+            )
+        w.grad = [0.0] * len(w.data)
+        loss.backward()
+        w.data = [x - lr * g for x, g in zip(w.data, w.grad)]
+        losses.append(value)
+        if each is not None:
+            each(step, value)
+    return losses
+
+
+# --- gap L18.sample ---
+def sample(w: Tensor, rng: random.Random, limit: int = 30) -> str:
+    """One name: start after a newline, draw each next byte from softmax(W[previous]) until a newline."""
+    out: list[int] = []
+    previous = NEWLINE
+    while len(out) < limit:
+        row = w.data[previous * BYTES:(previous + 1) * BYTES]
+        top = max(row)
+        weights = [math.exp(x - top) for x in row]
+        byte = rng.choices(range(BYTES), weights)[0]
+        if byte == NEWLINE:
+            break
+        out.append(byte)
+        previous = byte
+    return bytes(out).decode("latin-1")
+# --- end gap ---

@@ -1,0 +1,352 @@
+"""ember: many numbers in one node, with the same backward walk as Value.
+
+A Tensor keeps its numbers in one flat list, row by row (``.data``), and says how
+to read them with ``.shape``. Its gradient ``.grad`` is a flat list of the same
+length. Each operation makes a new Tensor that remembers its parents and a backward
+rule: given the output, the rule returns one gradient per parent, and ``backward()``
+adds those into the parents' ``.grad``. The rule is handed the output rather than
+holding on to it, so a finished graph is freed as soon as nothing refers to it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from operator import add, mul
+
+from ember.graph import toposort
+
+Shape = tuple[int, ...]
+Grads = tuple[list[float], ...]
+Rule = Callable[["Tensor"], Grads]
+
+
+def size(shape: Shape) -> int:
+    """How many numbers a tensor of this shape holds: the product of its axes (1 for ())."""
+    n = 1
+    for axis in shape:
+        n *= axis
+    return n
+
+
+def flatten(data: object) -> tuple[list[float], Shape]:
+    """A number or a rectangular nested list, as (flat row-major list of floats, shape)."""
+    if isinstance(data, (int, float)) and not isinstance(data, bool):
+        return [float(data)], ()
+    if not isinstance(data, (list, tuple)):
+        raise TypeError(f"a Tensor is made from a number or a nested list of numbers, not {type(data).__name__}")
+    if not data:
+        raise ValueError("a Tensor needs at least one number: got an empty list")
+    rows = [flatten(item) for item in data]
+    shape = rows[0][1]
+    for i, (_, row_shape) in enumerate(rows):
+        if row_shape != shape:
+            raise ValueError(
+                f"ragged nested list: item [{i}] has shape {row_shape} but item [0] has shape {shape}; "
+                "every row must have the same length"
+            )
+    return [x for flat, _ in rows for x in flat], (len(rows), *shape)
+
+
+def nest(flat: Sequence[float], shape: Shape) -> object:
+    """The nested lists a flat row-major list stands for (a float for shape ())."""
+    if not shape:
+        return flat[0]
+    if len(shape) == 1:
+        return list(flat)
+    step = size(shape[1:])
+    return [nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
+
+
+def broadcast_index(shape: Shape, to: Shape) -> list[int]:
+    """For each position of a tensor of shape ``to``, row by row, the position it reads in one of shape ``shape``.
+
+    ``shape`` must broadcast to ``to``: an axis of length 1 (or a missing leading axis) is read
+    again and again along the stretched axis of ``to``.
+    """
+    padded = (1,) * (len(to) - len(shape)) + tuple(shape)
+    strides = [size(padded[axis + 1:]) for axis in range(len(padded))]
+    index = [0]
+    for n, m, stride in zip(padded, to, strides):
+        step = 0 if n == 1 else stride
+        index = [i + k * step for i in index for k in range(m)]
+    return index
+
+
+def expand(data: list[float], shape: Shape, to: Shape) -> list[float]:
+    """The numbers of a tensor of shape ``shape`` stretched to shape ``to`` (row-major)."""
+    if shape == to:
+        return data
+    return [data[i] for i in broadcast_index(shape, to)]
+
+
+# --- gap L15.broadcast_shape ---
+def broadcast_shape(a: Shape, b: Shape) -> Shape:
+    """The shape two tensors stretch to together: align on the right, a 1 (or a missing axis) stretches."""
+    n = max(len(a), len(b))
+    a1 = (1,) * (n - len(a)) + tuple(a)
+    b1 = (1,) * (n - len(b)) + tuple(b)
+    shape = []
+    for x, y in zip(a1, b1):
+        if x != y and x != 1 and y != 1:
+            raise ValueError(
+                f"shapes {tuple(a)} and {tuple(b)} do not broadcast: axes of {x} and {y} neither match nor are 1"
+            )
+        shape.append(max(x, y))
+    return tuple(shape)
+# --- end gap ---
+
+
+# --- gap L15.unbroadcast ---
+def unbroadcast(grad: list[float], shape: Shape, to: Shape) -> list[float]:
+    """A gradient for shape ``shape`` summed down to the shape ``to`` that was stretched to make it."""
+    if shape == to:
+        return grad
+    total = [0.0] * size(to)
+    for g, i in zip(grad, broadcast_index(to, shape)):
+        total[i] += g
+    return total
+# --- end gap ---
+
+
+def as_tensor(x: Tensor | float) -> Tensor:
+    """A Tensor as it is, a plain number as a Tensor of shape ()."""
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+class Tensor:
+    """Numbers with a shape in a computation graph, with the gradient of the output with respect to each."""
+
+    __slots__ = ("__weakref__", "_backward", "_op", "_parents", "data", "grad", "label", "shape")
+
+    def __init__(self, data: object, label: str = "") -> None:
+        self.data, self.shape = flatten(data)
+        self.grad = [0.0] * len(self.data)
+        self._parents: tuple[Tensor, ...] = ()
+        self._backward: Rule | None = None
+        self._op = ""
+        self.label = label
+
+    @classmethod
+    def made(cls, data: list[float], shape: Shape, parents: tuple[Tensor, ...], op: str, rule: Rule) -> Tensor:
+        """A result of operation ``op``: its flat data, shape, parents and backward rule."""
+        out = cls.__new__(cls)
+        out.data, out.shape, out.grad = data, shape, [0.0] * len(data)
+        out._parents, out._backward, out._op, out.label = parents, rule, op, ""
+        return out
+
+    def __repr__(self) -> str:
+        return f"Tensor(shape={self.shape}, data={self.tolist()})"
+
+    def tolist(self) -> object:
+        """The numbers as nested lists, row by row (a float for shape ())."""
+        return nest(self.data, self.shape)
+
+    def item(self) -> float:
+        """The one number of a one-element tensor."""
+        if len(self.data) != 1:
+            raise ValueError(f".item() needs a tensor with one number; this one has shape {self.shape}")
+        return self.data[0]
+
+    # --- gap L14.unary ---
+    def unary(self, op: str, f: Callable[[float], float], slope: Callable[[float, float], float]) -> Tensor:
+        """f applied to every number; ``slope(x, y)`` is f's derivative at x, where y = f(x)."""
+        data = [f(x) for x in self.data]
+
+        def rule(out: Tensor) -> Grads:
+            return ([g * slope(x, y) for g, x, y in zip(out.grad, self.data, out.data)],)
+        return Tensor.made(data, self.shape, (self,), op, rule)
+    # --- end gap ---
+
+    # --- gap L15.binary ---
+    def binary(self, other: Tensor | float, op: str, f: Callable[[float, float], float],
+            da: Callable[[float, float], float], db: Callable[[float, float], float]) -> Tensor:
+        """f applied to matching numbers of two tensors, broadcast; ``da``/``db`` are f's partials at (a, b)."""
+        other = as_tensor(other)
+        shape = broadcast_shape(self.shape, other.shape)
+        a = expand(self.data, self.shape, shape)
+        b = expand(other.data, other.shape, shape)
+        data = [f(x, y) for x, y in zip(a, b)]
+
+        def rule(out: Tensor) -> Grads:
+            ga = [g * da(x, y) for g, x, y in zip(out.grad, a, b)]
+            gb = [g * db(x, y) for g, x, y in zip(out.grad, a, b)]
+            return unbroadcast(ga, shape, self.shape), unbroadcast(gb, shape, other.shape)
+        return Tensor.made(data, shape, (self, other), op, rule)
+    # --- end gap ---
+
+    def __add__(self, other: Tensor | float) -> Tensor:
+        return self.binary(other, "+", lambda a, b: a + b, lambda a, b: 1.0, lambda a, b: 1.0)
+
+    def __mul__(self, other: Tensor | float) -> Tensor:
+        return self.binary(other, "*", lambda a, b: a * b, lambda a, b: b, lambda a, b: a)
+
+    def __sub__(self, other: Tensor | float) -> Tensor:
+        return self.binary(other, "-", lambda a, b: a - b, lambda a, b: 1.0, lambda a, b: -1.0)
+
+    def __truediv__(self, other: Tensor | float) -> Tensor:
+        return self.binary(other, "/", lambda a, b: a / b, lambda a, b: 1.0 / b, lambda a, b: -a / (b * b))
+
+    def __radd__(self, other: float) -> Tensor:
+        return as_tensor(other) + self
+
+    def __rmul__(self, other: float) -> Tensor:
+        return as_tensor(other) * self
+
+    def __rsub__(self, other: float) -> Tensor:
+        return as_tensor(other) - self
+
+    def __rtruediv__(self, other: float) -> Tensor:
+        return as_tensor(other) / self
+
+    def __neg__(self) -> Tensor:
+        return self.unary("neg", lambda x: -x, lambda x, y: -1.0)
+
+    def __pow__(self, k: float) -> Tensor:
+        return self.unary(f"**{k}", lambda x: x**k, lambda x, y: k * x ** (k - 1))
+
+    def exp(self) -> Tensor:
+        return self.unary("exp", math.exp, lambda x, y: y)
+
+    def log(self) -> Tensor:
+        return self.unary("log", math.log, lambda x, y: 1.0 / x)
+
+    def tanh(self) -> Tensor:
+        return self.unary("tanh", math.tanh, lambda x, y: 1.0 - y * y)
+
+    def relu(self) -> Tensor:
+        return self.unary("relu", lambda x: x if x > 0 else 0.0, lambda x, y: 1.0 if x > 0 else 0.0)
+
+    # --- gap L16.sum ---
+    def sum(self, axis: int | None = None, keepdims: bool = False) -> Tensor:
+        """The sum of every number (axis None), or along one axis; keepdims leaves that axis as 1."""
+        shape = self.shape
+        if axis is None:
+            out_shape = tuple(1 for _ in shape) if keepdims else ()
+
+            def rule_all(out: Tensor) -> Grads:
+                return ([out.grad[0]] * len(self.data),)
+            return Tensor.made([math.fsum(self.data)], out_shape, (self,), "sum", rule_all)
+        if not -len(shape) <= axis < len(shape):
+            raise ValueError(f"sum(axis={axis}) of a tensor of shape {shape}: there is no such axis")
+        axis %= len(shape)
+        outer, n, inner = size(shape[:axis]), shape[axis], size(shape[axis + 1:])
+        data = [0.0] * (outer * inner)
+        for o in range(outer):
+            for j in range(n):
+                start = (o * n + j) * inner
+                for i in range(inner):
+                    data[o * inner + i] += self.data[start + i]
+        out_shape = shape[:axis] + ((1,) if keepdims else ()) + shape[axis + 1:]
+
+        def rule(out: Tensor) -> Grads:
+            grad = [0.0] * len(self.data)
+            for o in range(outer):
+                for j in range(n):
+                    start = (o * n + j) * inner
+                    grad[start:start + inner] = out.grad[o * inner:(o + 1) * inner]
+            return (grad,)
+        return Tensor.made(data, out_shape, (self,), "sum", rule)
+    # --- end gap ---
+
+    def mean(self) -> Tensor:
+        """The mean of every number."""
+        return self.sum() / len(self.data)
+
+    # --- gap L16.matmul ---
+    def __matmul__(self, other: Tensor) -> Tensor:
+        """The matrix product of (n, k) and (k, m): every row of self dotted with every column of other."""
+        if len(self.shape) != 2 or len(other.shape) != 2 or self.shape[1] != other.shape[0]:
+            raise ValueError(f"@ needs shapes (n, k) and (k, m): got {self.shape} @ {other.shape}")
+        (n, k), m = self.shape, other.shape[1]
+        a_rows = [self.data[i * k:(i + 1) * k] for i in range(n)]
+        b_cols = [other.data[j::m] for j in range(m)]
+        data = [sum(map(mul, row, col)) for row in a_rows for col in b_cols]
+
+        def rule(out: Tensor) -> Grads:
+            g_rows = [out.grad[i * m:(i + 1) * m] for i in range(n)]
+            b_rows = [other.data[j * m:(j + 1) * m] for j in range(k)]  # rows of other = columns of otherᵀ
+            a_cols = [self.data[j::k] for j in range(k)]  # columns of self = rows of selfᵀ
+            grad_a = [sum(map(mul, g, b)) for g in g_rows for b in b_rows]  # G @ otherᵀ
+            g_cols = [out.grad[j::m] for j in range(m)]
+            grad_b = [sum(map(mul, a, g)) for a in a_cols for g in g_cols]  # selfᵀ @ G
+            return grad_a, grad_b
+        return Tensor.made(data, (n, m), (self, other), "@", rule)
+    # --- end gap ---
+
+    # --- gap L16.rows ---
+    def rows(self, indices: Sequence[int]) -> Tensor:
+        """The rows of a 2-D tensor picked by index, in order; a row picked twice gets both gradients."""
+        if len(self.shape) != 2:
+            raise ValueError(f"rows() needs a 2-D tensor; this one has shape {self.shape}")
+        n, m = self.shape
+        picked = list(indices)
+        for i in picked:
+            if not -n <= i < n:
+                raise IndexError(f"row {i} of a tensor with {n} rows")
+        data = [x for i in picked for x in self.data[i * m:(i + 1) * m]]
+
+        def rule(out: Tensor) -> Grads:
+            grad = [0.0] * len(self.data)
+            for r, i in enumerate(picked):
+                start = (i % n) * m
+                for j in range(m):
+                    grad[start + j] += out.grad[r * m + j]
+            return (grad,)
+        return Tensor.made(data, (len(picked), m), (self,), "rows", rule)
+    # --- end gap ---
+
+    # --- gap L17.cross_entropy ---
+    def cross_entropy(self, targets: Sequence[int]) -> Tensor:
+        """The mean over rows of logsumexp(row) - row[target], as one operation (logits of shape (n, v))."""
+        if len(self.shape) != 2 or len(targets) != self.shape[0]:
+            raise ValueError(
+                f"cross_entropy needs logits of shape (n, v) and n targets: got {self.shape} and {len(targets)} targets"
+            )
+        n, v = self.shape
+        probs: list[float] = []
+        total = 0.0
+        for r, t in enumerate(targets):
+            row = self.data[r * v:(r + 1) * v]
+            top = max(row)
+            exps = [math.exp(x - top) for x in row]
+            s = sum(exps)
+            total += top + math.log(s) - row[t]
+            probs.extend(e / s for e in exps)
+
+        def rule(out: Tensor) -> Grads:
+            scale = out.grad[0] / n
+            grad = [p * scale for p in probs]
+            for r, t in enumerate(targets):
+                grad[r * v + t] -= scale
+            return (grad,)
+        return Tensor.made([total / n], (), (self,), "cross_entropy", rule)
+    # --- end gap ---
+
+    # --- gap L14.backward ---
+    def backward(self) -> None:
+        """Send gradients from this one-number output back to every tensor it was made from."""
+        if len(self.data) != 1:
+            raise ValueError(f"backward() starts from a tensor with one number; this one has shape {self.shape}")
+        order = toposort(self, lambda t: t._parents)
+        for node in order:
+            if node._parents:
+                node.grad = [0.0] * len(node.data)  # results start fresh each pass; leaves keep adding up
+        self.grad = [1.0]
+        for node in order:
+            if node._backward is None:
+                continue
+            for parent, grad in zip(node._parents, node._backward(node)):
+                check_grad(node, parent, grad)
+                parent.grad = list(map(add, parent.grad, grad))
+    # --- end gap ---
+
+
+def check_grad(node: Tensor, parent: Tensor, grad: list[float]) -> None:
+    """Refuse a backward rule's gradient whose length does not match the parent it is meant for."""
+    if len(grad) != len(parent.data):
+        raise ValueError(
+            f"the backward rule of '{node._op}' (output shape {node.shape}) gave {len(grad)} numbers "
+            f"for a parent of shape {parent.shape}, which holds {len(parent.data)}: "
+            "a gradient has the shape of the tensor it belongs to"
+        )

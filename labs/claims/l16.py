@@ -1,0 +1,1 @@
+"""Lesson 16's claims."""

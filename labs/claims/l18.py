@@ -1,0 +1,1 @@
+"""Lesson 18's claims."""
