@@ -16,11 +16,14 @@ def run(*command: str, cwd: Path = ROOT) -> None:
     subprocess.run(command, cwd=cwd, check=True)
 
 
+SHIPPED_SUFFIXES = {".py", ".toml", ".json", ".txt", ".LICENSE"}  # sources, lesson data, the data set and its licence
+
+
 def python_files(packages: tuple[str, ...]) -> list[Path]:
     """The files of the course's Python packages that ship to the browser (sources and data), sorted."""
     return sorted(
         path for package in packages for path in (ROOT / package).rglob("*")
-        if path.is_file() and path.suffix in {".py", ".toml", ".json", ".txt", ".LICENSE"} and "__pycache__" not in path.parts
+        if path.is_file() and path.suffix in SHIPPED_SUFFIXES and "__pycache__" not in path.parts
     )
 
 
