@@ -31,12 +31,12 @@ def size(shape: Shape) -> int:
 
 def flatten(data: object) -> tuple[list[float], Shape]:
     """A number or a rectangular nested list, as (flat row-major list of floats, shape)."""
-    if isinstance(data, (int, float)) and not isinstance(data, bool):
+    if isinstance(data, (int, float)):
         return [float(data)], ()
     if not isinstance(data, (list, tuple)):
         raise TypeError(f"a Tensor is made from a number or a nested list of numbers, not {type(data).__name__}")
     if not data:
-        raise ValueError("a Tensor needs at least one number: got an empty list")
+        return [], (0,)
     rows = [flatten(item) for item in data]
     shape = rows[0][1]
     for i, (_, row_shape) in enumerate(rows):
