@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import operator
+import re
 from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
@@ -62,8 +63,8 @@ def names_shape(text: str, shape: Shape) -> bool:
     flat = text.replace(" ", "")
     inner = ",".join(str(n) for n in shape)
     forms = {f"({inner})", f"({inner},)", f"[{inner}]", "x".join(map(str, shape)), "×".join(map(str, shape))}
-    if len(shape) < 2:
-        forms -= {"x".join(map(str, shape)), "×".join(map(str, shape))}  # a bare '4' names nothing
+    if len(shape) == 1:  # a bare length names a 1-D shape only as a number of its own, as in '3x2 and 4'
+        return any(form in flat for form in forms) or re.search(rf"(?<![\d.]){shape[0]}(?![\d.])", text) is not None
     return any(form in flat for form in forms)
 
 
