@@ -659,7 +659,7 @@ def _axis_cell(axis: dict[str, Any]) -> tuple[str, str]:
     if status == "clash":
         return "ember-bc-clash", f"{n}: does not fit"
     if status == "added":
-        return "ember-bc-stretch", f"none (counts as 1) → {to}" if to is not None else "none (counts as 1)"
+        return "ember-bc-stretch", f"missing (1) → {to}" if to is not None else "missing (1)"
     if status == "stretched":
         return "ember-bc-stretch", f"1 → {to}"
     return "", str(n)

@@ -539,7 +539,7 @@ def test_a_broadcast_lines_the_shapes_up_on_the_right_and_says_which_axes_stretc
     assert item["shape"] == [3, 4] and [o["summed"] for o in item["operands"]] == [[1], [0]]
     page = render(item)
     rows = [[cell.text() for cell in row.children] for row in parse(page).find_all(lambda n: n.tag == "tr")]
-    assert rows == [["", "axis 0", "axis 1"], ["a (3, 1)", "3", "1 → 4"], ["b (4,)", "none (counts as 1) → 3", "4"],
+    assert rows == [["", "axis 0", "axis 1"], ["a (3, 1)", "3", "1 → 4"], ["b (4,)", "missing (1) → 3", "4"],
                     ["a + b (3, 4)", "3", "4"]]
     words = text_of(page)
     assert "a.grad is a + b's gradient of shape (3, 4) summed over axis 1" in words
