@@ -31,6 +31,7 @@ class Display:
             "show_backward_pair": self.show_backward_pair, "plot": self.plot, "show_boundary": self.show_boundary,
             "show_table": self.show_table, "reference_numbers": reference_numbers,
             "show_field": self.show_field, "show_sort_steps": self.show_sort_steps,
+            "show_broadcast": self.show_broadcast,
         }
 
     def show_table(self, headers: Sequence[str], rows: Iterable[Sequence[object]], title: str = "") -> None:
@@ -175,6 +176,15 @@ class Display:
 
         self.emit({"kind": "sort_steps", "title": title, **sort_trace(sort, root, parents).to_dict()})
 
+    def show_broadcast(self, a: object, b: object, op: str = "+", names: Sequence[str] = ("a", "b"),
+                       title: str = "") -> None:
+        """Two shapes (or tensors, or nested lists) lined up on the right and stretched to their common shape.
+
+        Shows which axes of each stretch (forward: numbers read again and again) and so which axes its
+        gradient is summed over on the way back. Shapes that do not fit are drawn with the axis that clashes.
+        """
+        self.emit(broadcast_item(a, b, op, names, title))
+
 
 def reference_numbers(name: str) -> dict[str, Any]:
     """Reference numbers recorded by the project's tests, e.g. 'pytorch_sigmoid' (from a real PyTorch run)."""
@@ -201,3 +211,62 @@ def _describe(points: list[list[float]]) -> str:
         return "no points"
     first, last = points[0], points[-1]
     return f"{len(points)} points from ({first[0]:.3g}, {first[1]:.3g}) to ({last[0]:.3g}, {last[1]:.3g})"
+
+
+# --- broadcasting: two shapes stretched to their common shape (lesson 15) -----------------------
+
+
+def _shape_and_numbers(x: object) -> tuple[tuple[int, ...], list[float] | None]:
+    """A shape as given (a tuple of ints), or a tensor's or nested list's shape and numbers."""
+    if isinstance(x, tuple) and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in x):
+        return x, None
+    if hasattr(x, "shape") and hasattr(x, "data"):
+        return tuple(int(n) for n in x.shape), [float(v) for v in x.data]
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return (), [float(x)]
+    if isinstance(x, list) and x:
+        parts = [_shape_and_numbers(item) for item in x]
+        inner = parts[0][0]
+        if any(shape != inner for shape, _ in parts):
+            raise ValueError("show_broadcast: a nested list must be rectangular")
+        return (len(x), *inner), [v for _, numbers in parts for v in numbers or []]
+    raise TypeError(f"show_broadcast takes a shape (a tuple of positive ints), a tensor or a nested list, "
+                    f"not {x!r}")
+
+
+def broadcast_item(a: object, b: object, op: str, names: Sequence[str], title: str) -> Item:
+    """The item of show_broadcast; the common shape by NumPy's rule, worked out here."""
+    shapes, numbers = zip(*(_shape_and_numbers(x) for x in (a, b)))
+    rank = max(len(s) for s in shapes)
+    padded = [(None,) * (rank - len(s)) + tuple(s) for s in shapes]
+    clash = [axis for axis in range(rank)
+             if len({n for n in (padded[0][axis], padded[1][axis]) if n not in (None, 1)}) > 1]
+    shape = None if clash else [max(p[axis] or 1 for p in padded) for axis in range(rank)]
+    operands = []
+    for name, own, lengths, flat in zip(names, shapes, padded, numbers, strict=True):
+        axes = []
+        for axis, n in enumerate(lengths):
+            to = shape[axis] if shape else None
+            status = ("clash" if axis in clash and n not in (None, 1) else "added" if n is None
+                      else "stretched" if to is not None and n != to else "kept")
+            axes.append({"length": n, "to": to, "status": status})
+        summed = [axis for axis, ax in enumerate(axes) if ax["status"] in ("added", "stretched")] if shape else []
+        operands.append({"name": str(name), "shape": list(own), "numbers": flat, "axes": axes, "summed": summed})
+    result = f"{names[0]} {op} {names[1]}"
+    if shape is None:
+        alt = (f"{title or 'Broadcasting'}: shapes {tuple(shapes[0])} and {tuple(shapes[1])} do not fit; "
+               f"axis {clash[0]} has {padded[0][clash[0]]} against {padded[1][clash[0]]}")
+    else:
+        alt = f"{title or 'Broadcasting'}: {result} has shape {tuple(shape)}" + "".join(
+            f"; {o['name']} {tuple(o['shape'])} is "
+            + (f"stretched along {axes_words(o['summed'])}, and its gradient is summed over {axes_words(o['summed'])}"
+               if o["summed"] else "not stretched, and its gradient comes back as it is") for o in operands)
+    return {"kind": "broadcast", "title": title, "result": result, "shape": shape, "clash": clash,
+            "operands": operands, "alt": alt}
+
+
+def axes_words(axes: Sequence[int]) -> str:
+    """'axis 1', 'axes 0 and 2', 'axes 0, 1 and 2'."""
+    if len(axes) == 1:
+        return f"axis {axes[0]}"
+    return "axes " + ", ".join(str(a) for a in axes[:-1]) + f" and {axes[-1]}"

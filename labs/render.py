@@ -589,3 +589,137 @@ DRAW: dict[str, Callable[[Item, Look], str]] = {
     "sort": _sort, "backward": _backward, "backward_pair": _backward_pair, "sort_steps": _sort_steps,
     "stdout": _printed, "stderr": _printed, "text": _live_text,
 }
+
+
+# --- broadcasting (lesson 15): two shapes stretched to their common shape -----------------------
+
+BROADCAST_COLOURS = ("#3b82f6", "#f97316", "#10b981", "#d946ef", "#eab308", "#06b6d4")
+
+
+def _shape_text(shape: Sequence[object] | None) -> str:
+    """(3, 1), (4,) or () as Python writes a tuple."""
+    items = list(shape or [])
+    return "(" + ", ".join(str(n) for n in items) + ("," if len(items) == 1 else "") + ")"
+
+
+def _axes_text(axes: Sequence[int]) -> str:
+    """'axis 1', 'axes 0 and 2'."""
+    if len(axes) == 1:
+        return f"axis {axes[0]}"
+    return "axes " + ", ".join(str(a) for a in axes[:-1]) + f" and {axes[-1]}"
+
+
+def _reads(shape: Sequence[int], to: Sequence[int]) -> list[int]:
+    """For each position of ``to`` (row-major), the position it reads in ``shape`` (NumPy's rule)."""
+    padded = [1] * (len(to) - len(shape)) + list(shape)
+    reads = []
+    for k in range(math.prod(to)):
+        rest, index, stride = k, 0, 1
+        for n, m in zip(reversed(padded), reversed(to)):
+            index += (0 if n == 1 else rest % m) * stride
+            rest //= m
+            stride *= n
+        reads.append(index)
+    return reads
+
+
+def _grid(shape: Sequence[int], sources: Sequence[int], labels: Sequence[str], alt: str, look: Look) -> str:
+    """A tensor drawn as cells, row by row (a 3-D one as blocks side by side); cell k is coloured by sources[k].
+
+    A cell whose source already appeared earlier is a copy: drawn fainter, with a dashed edge.
+    """
+    cols = shape[-1] if shape else 1
+    rows = shape[-2] if len(shape) >= 2 else 1
+    blocks = math.prod(shape[:-2]) if len(shape) > 2 else 1
+    cell_w, cell_h, gap = (44 if max((len(t) for t in labels), default=0) > 3 else 32), 24, 12
+    width = blocks * cols * cell_w + (blocks - 1) * gap + 2
+    height = rows * cell_h + 2
+    parts = [_svg_open(width, height, alt, look)]
+    seen: set[int] = set()
+    for k, source in enumerate(sources):
+        block, within = divmod(k, rows * cols)
+        row, col = divmod(within, cols)
+        x, y = 1 + block * (cols * cell_w + gap) + col * cell_w, 1 + row * cell_h
+        copy = source in seen
+        seen.add(source)
+        colour = source % len(BROADCAST_COLOURS)
+        cls = f"ember-bc-cell ember-bc-{colour}" + (" ember-bc-copy" if copy else "")
+        dash = ' stroke-dasharray="3 2"' if copy else ""
+        parts.append(f'<rect x="{x}" y="{y}" width="{cell_w}" height="{cell_h}" class="{cls}" '
+                     f'fill="{BROADCAST_COLOURS[colour]}" fill-opacity="{0.18 if copy else 0.5}" '
+                     f'stroke="currentColor" stroke-opacity="0.6"{dash}/>')
+        parts.append(_text(x + cell_w / 2, y + cell_h / 2 + 4, labels[source], "ember-bc-label"))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _axis_cell(axis: dict[str, Any]) -> tuple[str, str]:
+    """One operand's entry for one axis in the table of lined-up shapes: (class, text)."""
+    n, to, status = axis.get("length"), axis.get("to"), axis.get("status")
+    if status == "clash":
+        return "ember-bc-clash", f"{n}: does not fit"
+    if status == "added":
+        return "ember-bc-stretch", f"missing (1) → {to}" if to is not None else "missing (1)"
+    if status == "stretched":
+        return "ember-bc-stretch", f"1 → {to}"
+    return "", str(n)
+
+
+def _broadcast(item: Item, look: Look) -> str:
+    """Two shapes lined up on the right: a table of their axes, then each operand and its stretched copy."""
+    operands, shape = item.get("operands", []), item.get("shape")
+    rank = max([len(o.get("axes", [])) for o in operands] + [0])
+    cell = "padding:0.15em 0.6em;border:1px solid " + BORDER
+    strong = ";font-weight:bold"
+    head = "".join(f"<th{_s(look, cell)}>axis {k}</th>" for k in range(rank))
+    rows = []
+    for o in operands:
+        cells = []
+        for axis in o.get("axes", []):
+            cls, text = _axis_cell(axis)
+            cells.append(f'<td class="{cls}"{_s(look, cell + (strong if cls else ""))}>{_e(text)}</td>'
+                         if cls else f"<td{_s(look, cell)}>{_e(text)}</td>")
+        rows.append(f"<tr><th{_s(look, cell)}>{_e(o.get('name'))} {_e(_shape_text(o.get('shape')))}</th>"
+                    f"{''.join(cells)}</tr>")
+    clash = item.get("clash", [])
+    result = (f"<td{_s(look, cell)}>{_e(n)}</td>" for n in shape) if shape else (
+        f'<td class="ember-bc-clash"{_s(look, cell + strong)}>does not fit</td>' if k in clash
+        else f"<td{_s(look, cell)}></td>" for k in range(rank))
+    rows.append(f"<tr><th{_s(look, cell)}>{_e(item.get('result'))} {_e(_shape_text(shape)) if shape else ''}</th>"
+                f"{''.join(result)}</tr>")
+    table = (f'<table class="hx-table ember-bc-axes"{_s(look, "border-collapse:collapse;margin:0.3em 0")}>'
+             f"<thead><tr><th{_s(look, cell)}></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+    parts = [table]
+    if shape is None:
+        parts.append(_error(f"{item.get('result')}: these shapes do not fit. Lined up on the right, each axis "
+                            "must have equal lengths, or a 1 on one side.", look))
+    else:
+        parts += [_operand(o, shape, item.get("result", ""), look) for o in operands]
+    return _figure("ember-broadcast", "".join(parts), item.get("title"), look)
+
+
+def _operand(o: dict[str, Any], shape: Sequence[int], result: str, look: Look) -> str:
+    """One operand: its own cells, the same cells stretched to the common shape, and what its backward sums."""
+    own, name, summed = list(o.get("shape", [])), o.get("name", ""), o.get("summed", [])
+    numbers = o.get("numbers")
+    count = math.prod(own)
+    labels = ([f"{v:.3g}" for v in numbers] if numbers and len(numbers) == count
+              else [f"{name}{k}" for k in range(count)])
+    row = "display:flex;flex-wrap:wrap;gap:0.6em;align-items:center"
+    own_grid = _grid(own, list(range(count)), labels, f"{name}, shape {_shape_text(own)}", look)
+    big = _grid(shape, _reads(own, shape), labels, f"{name} stretched to {_shape_text(shape)}", look)
+    if summed:
+        forward = (f"{name} {_shape_text(own)} is read again and again along {_axes_text(summed)}: "
+                   "faint cells are copies of the solid one of the same colour.")
+        backward = (f"Backward: {name}.grad is {result}'s gradient of shape {_shape_text(shape)} summed over "
+                    f"{_axes_text(summed)}, each colour's cells added into one number, back to "
+                    f"{_shape_text(own)}.")
+    else:
+        forward = f"{name} {_shape_text(own)} already has the shape {_shape_text(shape)}: nothing is stretched."
+        backward = f"Backward: {name}.grad is {result}'s gradient as it is, shape {_shape_text(own)}."
+    return (f'<div class="ember-bc-operand"{_s(look, "margin:0.6em 0")}><p class="ember-bc-forward">{_e(forward)}'
+            f'</p><div class="ember-bc-grids"{_s(look, row)}>{own_grid}<span class="ember-bc-arrow">→</span>{big}'
+            f'</div><p class="ember-bc-backward">{_e(backward)}</p></div>')
+
+
+DRAW["broadcast"] = _broadcast

@@ -446,6 +446,7 @@ def one_of_each() -> list[dict]:
     d.show_backward(loss(), title=NASTY)
     d.show_backward_pair(loss(), loss(), titles=(NASTY, NASTY))
     d.show_sort_steps(toposort, NASTY, {NASTY: []}.__getitem__, title=NASTY)
+    d.show_broadcast((3, 1), [[1.0, 2.0]], op=NASTY, names=(NASTY, NASTY), title=NASTY)
     outputs = Outputs(live=items.append)
     outputs.write(NASTY + "\n")
     outputs.write(NASTY + "\n", "stderr")
@@ -528,3 +529,48 @@ def test_the_pages_javascript_draws_no_kind_of_item_itself() -> None:
                   "ember-legend", "ember-boundary", "ember-field", "ember-plot", "ember-walk-order"}
     assert not {cls for cls in drawn_here if cls in js}
     assert "item.html" in js and "data-dot" in js  # it inserts Python's HTML, and fills Graphviz placeholders
+
+
+# --- broadcasting (lesson 15) ---
+
+
+def test_a_broadcast_lines_the_shapes_up_on_the_right_and_says_which_axes_stretch_and_are_summed() -> None:
+    item = one(lambda d: d.show_broadcast((3, 1), (4,), title="two shapes"))
+    assert item["shape"] == [3, 4] and [o["summed"] for o in item["operands"]] == [[1], [0]]
+    page = render(item)
+    rows = [[cell.text() for cell in row.children] for row in parse(page).find_all(lambda n: n.tag == "tr")]
+    assert rows == [["", "axis 0", "axis 1"], ["a (3, 1)", "3", "1 → 4"], ["b (4,)", "missing (1) → 3", "4"],
+                    ["a + b (3, 4)", "3", "4"]]
+    words = text_of(page)
+    assert "a.grad is a + b's gradient of shape (3, 4) summed over axis 1" in words
+    assert "b.grad is a + b's gradient of shape (3, 4) summed over axis 0" in words
+
+
+def test_a_broadcast_draws_each_operand_and_its_copies_cell_by_cell() -> None:
+    item = one(lambda d: d.show_broadcast([[1.5], [2.0], [-3.0]], (1, 4), op="*"))
+    svgs = [svg for svg in parse(render(item)).find_all(lambda n: n.tag == "svg")]
+    assert len(svgs) == 4  # a, a stretched, b, b stretched
+    a_big = svgs[1]
+    cells = [n for n in a_big.find_all(lambda n: n.tag == "rect")]
+    labels = [n.text() for n in a_big.find_all(lambda n: n.tag == "text")]
+    assert len(cells) == 12 and labels == ["1.5"] * 4 + ["2"] * 4 + ["-3"] * 4
+    copies = [c for c in cells if "ember-bc-copy" in c.attrs["class"]]
+    assert len(copies) == 9  # each of a's three numbers once solid, three times a copy
+    assert {c.attrs["class"].split()[1] for c in cells[:4]} == {"ember-bc-0"}
+
+
+def test_a_broadcast_of_a_scalar_and_of_three_axes() -> None:
+    item = one(lambda d: d.show_broadcast((2, 1, 3), (4, 1)))
+    assert item["shape"] == [2, 4, 3] and [o["summed"] for o in item["operands"]] == [[1], [0, 2]]
+    assert "summed over axes 0 and 2" in text_of(render(item))
+    scalar = one(lambda d: d.show_broadcast(2.5, (2, 3), op="*"))
+    assert [o["summed"] for o in scalar["operands"]] == [[0, 1], []]
+    assert "nothing is stretched" in text_of(render(scalar))
+
+
+def test_shapes_that_do_not_fit_are_drawn_with_the_axis_that_clashes() -> None:
+    item = one(lambda d: d.show_broadcast((3, 2), (4,)))
+    assert item["shape"] is None and item["clash"] == [1]
+    page = render(item)
+    assert "these shapes do not fit" in text_of(page) and "<svg" not in page
+    assert len(parse(page).find_all(lambda n: "ember-bc-clash" in n.attrs.get("class", ""))) == 3

@@ -1,0 +1,120 @@
+"""Lesson 15, broadcasting: its page asks before it shows and says what its cells print; its checks
+report a wrong-length rule even through a walk that never checks lengths, and take little time."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+import time
+
+import pytest
+
+from labs.course import load_course
+from labs.learner import finished_pieces, module_sources
+from labs.pipeline import check_lesson
+from labs.session import Session
+from tests.test_part2_pages import PAGES, position, run_cells, text_of
+
+COURSE = load_course()
+TEXT = PAGES["L15"].read_text()
+
+
+def cell_printing(outputs: list[list[dict]], words: str) -> str:
+    """What the one cell whose printed text holds ``words`` printed."""
+    (found,) = [text_of(items) for items in outputs if words in text_of(items)]
+    return found
+
+
+@pytest.mark.parametrize("question, reveal", [
+    ("L15.common_shape", 'show_broadcast((3, 1), (4,)'),
+    ("L15.common_shape", "both sides stretch"),
+    ("L15.grad_of_b", 'print("b.grad:", [v.grad for v in b])'),
+    ("L15.grad_of_b", "gets three shares"),
+    ("L15.wrong_axis", 'show_broadcast((3, 1), (1, 4)'),
+    ("L15.wrong_axis", "`a` over axis 1"),
+])
+def test_a_prediction_comes_before_what_answers_it(question: str, reveal: str) -> None:
+    assert position("L15", f"```ember-question\n{question}\n```") < position("L15", reveal)
+
+
+def test_the_page_opens_with_a_question_from_an_earlier_lesson_before_any_cell() -> None:
+    first = re.search(r"```ember-question\n(L\d\d\.\w+)\n```", TEXT)
+    assert first and first.group(1) == "L15.recall_shares"
+    assert first.start() < TEXT.index("```ember-cell")
+
+
+def test_what_the_page_says_is_what_its_cells_print(session: Session) -> None:
+    outputs = run_cells(session, "L15")
+    shares = cell_printing(outputs, "a.grad:")
+    assert "b.grad: [3.0, 3.0, 3.0, 3.0]" in shares  # the answer of L15.grad_of_b
+    weighted = cell_printing(outputs, "w summed over rows:")
+    got, summed = (line.split(":", 1)[1].strip() for line in weighted.splitlines())
+    assert got == summed
+    refused = cell_printing(outputs, "ValueError")
+    assert "gave 12 numbers for a parent of shape (4,), which holds 4" in refused
+    axes = cell_printing(outputs, "summed over axis 0")
+    right, wrong = (line.split(":", 1)[1].strip() for line in axes.splitlines())
+    assert right != wrong and right.count(",") == wrong.count(",") == 2  # three numbers each, different
+    engines = cell_printing(outputs, "largest difference from the Values")
+    assert float(engines.rsplit(":", 1)[1]) < 1e-12
+    three = cell_printing(outputs, "out.shape")
+    assert "out.shape: (2, 4, 3)" in three
+    assert "p.grad: [5.0, 5.0, 5.0, 5.0, 5.0, 5.0]" in three and "q.grad: [21.0, 21.0, 21.0, 21.0]" in three
+    assert "its gradient is their sum, 5.0" in TEXT and "its gradient is 21.0" in TEXT
+    pictures = [item for items in outputs for item in items if item["kind"] == "broadcast"]
+    column_row = next(item for item in pictures if item["title"] == "(3, 1) * (1, 4)")
+    assert [o["summed"] for o in column_row["operands"]] == [[1], [0]]  # what the page says after it
+    assert "`a` over axis 1, along each row, and `b`\nover axis 0" in TEXT
+
+
+WALK_WITHOUT_CHECK = '''
+def backward(self):
+    order = toposort(self, lambda t: t._parents)
+    for node in order:
+        if node._parents:
+            node.grad = [0.0] * len(node.data)
+    self.grad = [1.0]
+    for node in order:
+        if node._backward is not None:
+            for parent, grad in zip(node._parents, node._backward(node)):
+                parent.grad = [p + g for p, g in zip(parent.grad, grad)]
+'''
+
+BINARY_WITHOUT_SUM = '''
+def binary(self, other, op, f, da, db):
+    other = as_tensor(other)
+    shape = broadcast_shape(self.shape, other.shape)
+    a = expand(self.data, self.shape, shape)
+    b = expand(other.data, other.shape, shape)
+
+    def rule(out):
+        return ([g * da(x, y) for g, x, y in zip(out.grad, a, b)],
+                [g * db(x, y) for g, x, y in zip(out.grad, a, b)])
+    return Tensor.made([f(x, y) for x, y in zip(a, b)], shape, (self, other), op, rule)
+'''
+
+
+def test_a_rule_of_the_wrong_length_is_named_even_when_the_walk_checks_no_lengths() -> None:
+    pieces = finished_pieces(COURSE, 15) | {"L14.backward": textwrap.dedent(WALK_WITHOUT_CHECK),
+                                            "L15.binary": textwrap.dedent(BINARY_WITHOUT_SUM)}
+    report = check_lesson("L15", module_sources(COURSE, "L15", pieces))
+    result = next(r for r in report.results if r.claim == "L15.column_row")
+    assert result.key == "length"
+    named = "backward rule of '+' (output shape (3, 4)) gave 12 numbers for its parent a of shape (3, 1)"
+    assert named in result.message
+    assert "not summed back" in result.message
+
+
+def test_that_walk_alone_passes_every_claim() -> None:
+    pieces = finished_pieces(COURSE, 15) | {"L14.backward": textwrap.dedent(WALK_WITHOUT_CHECK)}
+    report = check_lesson("L15", module_sources(COURSE, "L15", pieces))
+    assert report.passed, [(r.claim, r.message) for r in report.results if not r.passed]
+
+
+def test_the_checks_take_a_small_part_of_the_pages_two_seconds() -> None:
+    sources = module_sources(COURSE, "L15", finished_pieces(COURSE, 15))
+    check_lesson("L15", sources)
+    started = time.perf_counter()
+    report = check_lesson("L15", sources)
+    assert report.passed
+    assert time.perf_counter() - started < 0.5  # the page's Python is about 2× slower, its watch up to 6× more
