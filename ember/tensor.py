@@ -109,6 +109,10 @@ def unbroadcast(grad: list[float], shape: Shape, to: Shape) -> list[float]:
 # --- end gap ---
 
 
+_LET_GO: list[object] = []  # the links of freed tensors, waiting to be let go one at a time
+_letting_go = False
+
+
 def as_tensor(x: Tensor | float) -> Tensor:
     """A Tensor as it is, a plain number as a Tensor of shape ()."""
     return x if isinstance(x, Tensor) else Tensor(x)
@@ -126,6 +130,24 @@ class Tensor:
         self._backward: Rule | None = None
         self._op = ""
         self.label = label
+
+    def __del__(self) -> None:
+        """Let go of this tensor's parents and rule one tensor at a time, never nested.
+
+        Without this, freeing the output of a 5,000-step chain frees its parent while it is being
+        freed, and that parent its own parent, 5,000 calls deep: more than the browser's stack holds.
+        """
+        global _letting_go
+        _LET_GO.append((getattr(self, "_parents", None), getattr(self, "_backward", None)))
+        self._parents, self._backward = (), None  # the list above now holds the only links
+        if _letting_go:
+            return  # an outer call is already letting go, in a flat loop
+        _letting_go = True
+        try:
+            while _LET_GO:
+                _LET_GO.pop()
+        finally:
+            _letting_go = False
 
     @classmethod
     def made(cls, data: list[float], shape: Shape, parents: tuple[Tensor, ...], op: str, rule: Rule) -> Tensor:

@@ -245,3 +245,23 @@ def test_training_that_diverges_stops_with_the_step_and_keeps_good_weights() -> 
     with pytest.raises(FloatingPointError, match=r"step \d+.*smaller learning rate"):
         train(w, lambda w: pair_loss(w, counts) * 1e300 * 1e10, 3, 1e300)
     assert all(math.isfinite(x) for x in w.data)
+
+
+def test_a_long_chain_is_freed_one_tensor_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Freeing a 5,000-step chain never nests one tensor's freeing inside another's (the browser's stack is small)."""
+    nesting, deepest = [0], [0]
+    finalize = Tensor.__del__
+
+    def watched(self: Tensor) -> None:
+        nesting[0] += 1
+        deepest[0] = max(deepest[0], nesting[0])
+        finalize(self)
+        nesting[0] -= 1
+
+    monkeypatch.setattr(Tensor, "__del__", watched)
+    y = Tensor([1.0, 2.0])
+    for _ in range(5000):
+        y = (y * 1.0).tanh()
+    y.sum().backward()
+    del y
+    assert deepest[0] <= 2
