@@ -310,8 +310,8 @@ def _tensor_alt(item: Item) -> str:
                   f"{len(item['cols'])} of {item['n_cols']} columns shown")
     low, high = item.get("low"), item.get("high")
     if item["heat"] and low < 0 < high:
-        words += (f"; a heat map from {low:.4g} to {high:.4g}, one colour for positive numbers and another for "
-                  "negative ones, stronger the further from 0")
+        words += (f"; a heat map from {low:.4g} to {high:.4g}, negative numbers orange and positive ones blue, "
+                  "stronger the further from 0")
     elif item["heat"]:
         words += f"; a heat map from {low:.4g} (lightest) to {high:.4g} (darkest)"
     return words

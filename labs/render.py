@@ -602,9 +602,10 @@ def _tensor(item: Item, look: Look) -> str:
     words = (f"shape ({', '.join(map(str, shape))}{',' if len(shape) == 1 else ''}): "
              f"{_count(n)} number{'' if n == 1 else 's'}")
     rows, cols = item.get("rows", []), item.get("cols", [])
-    if len(rows) < (item.get("n_rows") or 0) or len(cols) < (item.get("n_cols") or 0):
-        words += (f"; showing {_count(len(rows))} of {_count(item.get('n_rows'))} rows and "
-                  f"{_count(len(cols))} of {_count(item.get('n_cols'))} columns")
+    cut = [f"{_count(len(shown))} of {_count(n)} {name}" for shown, n, name in
+           ((rows, item.get("n_rows") or 0, "rows"), (cols, item.get("n_cols") or 0, "columns")) if len(shown) < n]
+    if cut:
+        words += "; showing " + " and ".join(cut)
     body = _tensor_heat(item, look) if item.get("heat") else _tensor_table(item, look)
     return (f'<div class="ember-tensor">{_heading(item.get("title"))}'
             f'<p class="ember-tensor-shape"{_s(look, "margin:0.2em 0;font-size:smaller")}>{_e(words)}</p>'
@@ -710,8 +711,8 @@ def _tensor_heat(item: Item, look: Look) -> str:
                          else _text(x, top - 5, label, "ember-tick"))
     parts.append("</svg>")
     scale = (f"{_num(low)} (lightest) to {_num(high)} (darkest)" if not low < 0 < high else
-             f"{_num(low)} to {_num(high)}: positive in one colour, negative in the other, "
-             "stronger further from 0")
+             f"orange: negative, down to {_num(low)}; blue: positive, up to {_num(high)}; "
+             "the stronger the colour, the further from 0")
     caption = f'<p class="ember-tensor-scale"{_s(look, "margin:0.2em 0;font-size:smaller")}>{_e(scale)}</p>'
     return f'<div class="ember-tensor-heat"{_s(look, "overflow-x:auto;max-width:100%")}>{"".join(parts)}</div>{caption}'
 

@@ -586,6 +586,8 @@ def test_rows_cols_and_labels_pick_and_name_what_is_shown() -> None:
     page = item_html(item, fake_svg)
     assert tensor_rows(page) == [["", "4", "2"], ["<last>", "34", "32"], ["first", "4", "2"]]
     assert "&lt;last&gt;" in page and "showing 2 of 4 rows and 2 of 5 columns" in text_of(page)
+    every_row = item_html(one(lambda d: d.show_tensor(grid, cols=[0, 1])), fake_svg)
+    assert "shape (4, 5): 20 numbers; showing 2 of 5 columns" in text_of(every_row)
     with pytest.raises(ValueError, match="3 row labels for 2 rows shown"):
         one(lambda d: d.show_tensor(grid, rows=[0, 1], labels=(["a", "b", "c"], None)))
     with pytest.raises(IndexError, match="5 is not an index of an axis of length 5"):
@@ -613,7 +615,7 @@ def test_a_heat_map_of_both_signs_colours_them_apart() -> None:
     page = item_html(one(lambda d: d.show_tensor([[-2.0, -1.0], [1.0, 2.0]], heat=True)), fake_svg)
     classes = [rect.get("class") for rect in heat_cells(page)]
     assert classes == ["ember-minus", "ember-minus", "ember-plus", "ember-plus"]
-    assert "positive in one colour, negative in the other" in text_of(page)
+    assert "orange: negative, down to -2; blue: positive, up to 2" in text_of(page)
 
 
 def test_a_large_2d_tensor_is_a_heat_map_of_merged_runs_by_default() -> None:
