@@ -80,9 +80,26 @@ def grads_by_parent(out: Any, seed: Flat, *inputs: Any) -> list[Flat | None]:
     return found
 
 
-def listed(flat: Flat | None) -> object:
-    """A gradient for a message: a list of numbers, or a word when there is none."""
-    return "no gradient at all" if flat is None else show([float(x) for x in flat])
+def listed(flat: Flat | None, shape: Shape | None = None) -> str:
+    """Numbers for a message: nested in ``shape`` when they fill it, else flat; a word when there are none."""
+    if flat is None:
+        return "no gradient at all"
+    numbers_ = [float(x) for x in flat]
+    if shape is not None and len(numbers_) == size(shape):
+        return show(nested(numbers_, shape))
+    return show(numbers_)
+
+
+def result_numbers(t: Any) -> str:
+    """A result's numbers for a message, nested by its own shape when that shape fits them."""
+    shape = shape_of(t)
+    fits = isinstance(shape, tuple) and all(isinstance(n, int) for n in shape)
+    return listed(list(t.data), shape if fits else None)
+
+
+def nudged(flat: Sequence[float], shape: Shape) -> str:
+    """Numbers measured by nudging, to six decimals (their last digits are rounding noise)."""
+    return listed([round(float(x), 6) + 0.0 for x in flat], shape)
 
 
 # --- sum along an axis ------------------------------------------------------------------------------
@@ -127,7 +144,7 @@ def sum_axis(env: Env) -> None:
         got = tensor(env, flat, (2, 3)).sum(keepdims=keepdims)
         if shape_of(got) != expected_shape or not agree(got.data, expected):
             raise Fail("all", call=f"x.sum(keepdims={keepdims})", x=show(flat), expected=show(expected),
-                       expected_shape=show(expected_shape), got=show(list(got.data)), got_shape=show(shape_of(got)))
+                       expected_shape=show(expected_shape), got=result_numbers(got), got_shape=show(shape_of(got)))
     for shape, axis, keepdims in SUM_CASES:
         flat = numbers(shape, 1602 + len(shape))
         x_shown = show(nested(flat, shape))
@@ -140,12 +157,12 @@ def sum_axis(env: Env) -> None:
             got = tensor(env, flat, shape).sum(axis=axis, keepdims=keepdims)
         except Exception as error:
             if axis < 0:
-                raise Fail("negative", got=f"{type(error).__name__}: {error}", **values) from None
+                raise Fail("negative_raised", got=f"{type(error).__name__}: {error}", **values) from None
             raise
         got_shape = shape_of(got)
         if got_shape == expected_shape and agree(got.data, expected):
             continue
-        values.update(got=show(list(got.data)), got_shape=show(got_shape))
+        values.update(got=result_numbers(got), got_shape=show(got_shape))
         if got_shape == summed_shape(shape, axis, not keepdims) and agree(got.data, expected):
             raise Fail("keepdims", **values)
         if axis < 0:
@@ -171,7 +188,8 @@ def sum_backward(env: Env) -> None:
         if got is not None and agree(got, expected):
             continue
         values = dict(call=call_of(axis, keepdims), shape=show(shape), n=size(shape), out_shape=show(out_shape),
-                      seed=show(nested(seed, out_shape)), expected=show(expected), got=listed(got))
+                      seed=show(nested(seed, out_shape)), expected=show(nested(expected, shape)),
+                      got=listed(got, shape))
         if got is not None and len(got) != size(shape):
             raise Fail("length", length=len(got), **values)
         if got is not None and agree(got, [1.0] * size(shape)):
@@ -218,7 +236,7 @@ def matmul(env: Env) -> None:
         got = tensor(env, a, (n, k)) @ tensor(env, b, (k, m))
         values = dict(sa=shape_text((n, k)), sb=shape_text((k, m)), a=show(nested(a, (n, k))),
                       b=show(nested(b, (k, m))), expected=show(nested(expected, (n, m))),
-                      expected_shape=shape_text((n, m)), got_shape=show(shape_of(got)), got=show(list(got.data)))
+                      expected_shape=shape_text((n, m)), got_shape=show(shape_of(got)), got=result_numbers(got))
         if shape_of(got) != (n, m):
             raise Fail("shape", **values)
         if not agree(got.data, expected):
@@ -227,16 +245,13 @@ def matmul(env: Env) -> None:
 
 def wrong_grads(a: Flat, b: Flat, g: Flat, right_a: Flat, right_b: Flat,
                 n: int, k: int, m: int) -> tuple[list[Flat], list[Flat]]:
-    """The gradients for a and for b that a transpose left out (G @ B, A @ G) or a result left transposed
-    would give, for those of them that have the right number of numbers here."""
-    for_a, for_b = [], []
-    if m == k:  # G (n, m) @ B (k, m) fits, and gives A's shape
+    """The gradients for a and for b that a result left transposed ((G bᵀ)ᵀ, Gᵀ a) or a transpose left
+    out (G @ b, a @ G, where those fit) would give."""
+    for_a, for_b = [transposed(right_a, n, k)], [transposed(right_b, k, m)]
+    if m == k:  # G (n, m) @ b (k, m) fits, and has a's shape
         for_a.append(plain_product(g, b, n, m, m))
-    if n == k:  # A (n, k) @ G (n, m) fits, and gives B's shape; (G Bᵀ)ᵀ has A's shape
+    if n == k:  # a (n, k) @ G (n, m) fits, and has b's shape
         for_b.append(plain_product(a, g, n, k, m))
-        for_a.append(transposed(right_a, n, k))
-    if k == m:  # (Aᵀ G)ᵀ has B's shape
-        for_b.append(transposed(right_b, k, m))
     return for_a, for_b
 
 
@@ -252,8 +267,8 @@ def matmul_grads(env: Env) -> None:
             continue
         values = dict(sa=shape_text((n, k)), sb=shape_text((k, m)), sg=shape_text((n, m)),
                       a=show(nested(a, (n, k))), b=show(nested(b, (k, m))), seed=show(nested(seed, (n, m))),
-                      expected_a=show(expected_a), expected_b=show(expected_b),
-                      got_a=listed(got_a), got_b=listed(got_b), na=n * k, nb=k * m)
+                      expected_a=show(nested(expected_a, (n, k))), expected_b=show(nested(expected_b, (k, m))),
+                      got_a=listed(got_a, (n, k)), got_b=listed(got_b, (k, m)), na=n * k, nb=k * m)
         both = got_a is not None and got_b is not None
         if both and agree(got_a, expected_b) and agree(got_b, expected_a):
             raise Fail("swapped", **values)
@@ -290,11 +305,11 @@ def matmul_vjp(env: Env) -> None:
     nudged_a = env.nudge.vjp_numeric(through_a, list(a), list(u))
     nudged_b = env.nudge.vjp_numeric(through_b, list(b), list(u))
     values = dict(a=show(nested(a, (n, k))), b=show(nested(b, (k, m))), u=show(nested(u, (n, m))),
-                  nudged_a=show([float(x) for x in nudged_a]), nudged_b=show([float(x) for x in nudged_b]),
-                  expected_a=show(expected_a), expected_b=show(expected_b),
-                  got_a=listed(got_a), got_b=listed(got_b))
+                  nudged_a=nudged(nudged_a, (n, k)), nudged_b=nudged(nudged_b, (k, m)),
+                  expected_a=listed(expected_a, (n, k)), expected_b=listed(expected_b, (k, m)),
+                  got_a=listed(got_a, (n, k)), got_b=listed(got_b, (k, m)))
     if not agree(forward, values_expected):
-        raise Fail("forward", expected=show(values_expected), got=show(forward), **values)
+        raise Fail("forward", expected=show(nested(values_expected, (n, m))), got=result_numbers(out), **values)
     if not (agree(nudged_a, expected_a, 1e-5) and agree(nudged_b, expected_b, 1e-5)):
         raise Fail("nudge", **values)
     if not (got_a is not None and got_b is not None
@@ -355,11 +370,11 @@ def rows(env: Env) -> None:
                       expected_values=show(nested(expected_values, (len(picked), m))),
                       expected_shape=shape_text((len(picked), m)))
         if shape_of(out) != (len(picked), m) or not agree(out.data, expected_values):
-            raise Fail("values", got=show(list(out.data)), got_shape=show(shape_of(out)), **values)
+            raise Fail("values", got=result_numbers(out), got_shape=show(shape_of(out)), **values)
         (got,) = grads_by_parent(out, seed, tw)
         if got is not None and agree(got, expected):
             continue
-        values["got"] = listed(got)
+        values["got"] = listed(got, TABLE)
         if got is not None and len(got) != n * m:
             raise Fail("length", length=len(got), **values)
         if got is not None and agree(got, assigned(picked, seed, n, m)):
