@@ -80,6 +80,17 @@ def grads_by_parent(out: Any, seed: Flat, *inputs: Any) -> list[Flat | None]:
     return found
 
 
+def unlinked(out: Any, **inputs: Any) -> str | None:
+    """What keeps backward() from reaching the named inputs through ``out``, if anything."""
+    if not callable(getattr(out, "_backward", None)):
+        return "has no backward rule (its _backward is None)"
+    parents = tuple(getattr(out, "_parents", ()) or ())
+    missing = [name for name, t in inputs.items() if not any(p is t for p in parents)]
+    if missing:
+        return f"does not list {' and '.join(missing)} among its parents"
+    return None
+
+
 def listed(flat: Flat | None, shape: Shape | None = None) -> str:
     """Numbers for a message: nested in ``shape`` when they fill it, else flat; a word when there are none."""
     if flat is None:
@@ -190,6 +201,8 @@ def sum_backward(env: Env) -> None:
             y = x.sum(axis=axis, keepdims=keepdims)
         except NotImplementedError as error:
             raise Fail("not_yet", call=call_of(axis, keepdims), error=f"NotImplementedError: {error}") from None
+        if what := unlinked(y, x=x):
+            raise Fail("unlinked", call=call_of(axis, keepdims), what=what)
         (got,) = grads_by_parent(y, seed, x)
         if got is not None and agree(got, expected):
             continue
@@ -268,7 +281,10 @@ def matmul_grads(env: Env) -> None:
         seed = numbers((n, m), 1660 + case, 0.5, 3.0)
         _, expected_a, expected_b = dot_values(env, a, b, n, k, m, seed)
         ta, tb = tensor(env, a, (n, k)), tensor(env, b, (k, m))
-        got_a, got_b = grads_by_parent(ta @ tb, seed, ta, tb)
+        out = ta @ tb
+        if what := unlinked(out, a=ta, b=tb):
+            raise Fail("unlinked", sa=shape_text((n, k)), sb=shape_text((k, m)), what=what)
+        got_a, got_b = grads_by_parent(out, seed, ta, tb)
         if got_a is not None and got_b is not None and agree(got_a, expected_a) and agree(got_b, expected_b):
             continue
         values = dict(sa=shape_text((n, k)), sb=shape_text((k, m)), sg=shape_text((n, m)),
@@ -377,6 +393,8 @@ def rows(env: Env) -> None:
                       expected_shape=shape_text((len(picked), m)))
         if shape_of(out) != (len(picked), m) or not agree(out.data, expected_values):
             raise Fail("values", got=result_numbers(out), got_shape=show(shape_of(out)), **values)
+        if what := unlinked(out, W=tw):
+            raise Fail("unlinked", what=what, **values)
         (got,) = grads_by_parent(out, seed, tw)
         if got is not None and agree(got, expected):
             continue
