@@ -39,7 +39,7 @@ def test_no_text_above_a_prediction_gives_its_answer_away(qid: str, giveaway: st
 @pytest.mark.parametrize("qid, reveal", [
     ("sum_grad", 'title="x.grad, x.sum(axis=0)'),
     ("grad_shape", 'title="A.grad from your Values"'),
-    ("lookup_speed", "best_of_three(by_product)"),
+    ("lookup_speed", "seconds_per_call(step)"),
 ])
 def test_what_answers_a_prediction_comes_after_it(qid: str, reveal: str) -> None:
     assert question(qid) < at(reveal)
