@@ -1,0 +1,79 @@
+"""Lesson 16's page asks before it shows, and says what its own runs show."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from labs.course import load_course
+from labs.session import Session
+from tests.test_part2_pages import PAGES, run_cells, text_of
+
+COURSE = load_course()
+TEXT = PAGES["L16"].read_text()
+
+
+def at(needle: str) -> int:
+    assert needle in TEXT, needle
+    return TEXT.index(needle)
+
+
+def question(qid: str) -> int:
+    return at(f"```ember-question\nL16.{qid}\n```")
+
+
+@pytest.mark.parametrize("qid, giveaway", [
+    ("sum_grad", "stretched back along the axis"),
+    ("sum_grad", "each other's backward"),
+    ("grad_shape", "G @ Bᵀ"),
+    ("grad_shape", "G B^\\top"),
+    ("lookup_speed", "n · V · d"),
+    ("lookup_speed", "rows() is faster"),
+])
+def test_no_text_above_a_prediction_gives_its_answer_away(qid: str, giveaway: str) -> None:
+    assert giveaway not in TEXT[:question(qid)]
+    assert giveaway.lower() not in " ".join(re.findall(r"^#+ (.*)$", TEXT, re.MULTILINE)).lower()
+
+
+@pytest.mark.parametrize("qid, reveal", [
+    ("sum_grad", 'title="x.grad, x.sum(axis=0)'),
+    ("grad_shape", 'title="A.grad from your Values"'),
+    ("lookup_speed", "seconds_per_call(step)"),
+])
+def test_what_answers_a_prediction_comes_after_it(qid: str, reveal: str) -> None:
+    assert question(qid) < at(reveal)
+
+
+def test_the_retrieval_question_comes_first() -> None:
+    first = re.search(r"```ember-question\n(L\d\d\.\w+)\n```", TEXT)
+    assert first and first.group(1) == "L16.recall_vjp_calls"
+    assert first.start() < TEXT.index("```ember-cell")
+
+
+def test_the_page_says_what_its_runs_show(session: Session) -> None:
+    outputs = run_cells(session, "L16")
+    printed = "".join(text_of(o) for o in outputs)
+    # the two products the prose derives are what the Values give, and the rows the one-hot product picks
+    assert "A.grad == G @ Bᵀ: True" in printed and "B.grad == Aᵀ @ G: True" in printed
+    assert "one_hot @ W == the rows of W, picked: True" in printed
+    assert "the same gradient: True" in printed
+    # nudging A's six numbers takes two calls each, the count the opening question asks about
+    calls = int(re.search(r"calls of A @ B made by vjp_numeric: (\d+)", printed).group(1))
+    explain = COURSE.lesson("L16").questions[0].explain
+    assert calls == 2 * 6 and f"2 × 6 = {calls}" in explain
+    # the learner's @ agrees with the Values exactly (these numbers add up without rounding)
+    assert "largest difference from your Values, A: 0.0" in printed
+    assert "largest difference from your Values, B: 0.0" in printed
+    # the race: the product's time grows with the table, the lookup stays below the product's smallest time,
+    # and the lookup wins by far more than ten times, the prediction's answer
+    (plot,) = [item for o in outputs for item in o if item["kind"] == "plot"]
+    curves = {line["name"]: line["points"] for line in plot["series"]}
+    rows, product = curves["W.rows(picked)"], curves["one_hot @ W"]
+    assert [v for v, _ in rows] == [v for v, _ in product] == [32, 64, 128, 256]
+    assert product[-1][1] > 3 * product[0][1]
+    assert max(t for _, t in rows) < min(t for _, t in product)
+    assert product[-1][1] / rows[-1][1] > 10
+    (answer,) = [o.text for q in COURSE.lesson("L16").questions if q.id == "lookup_speed"
+                 for o in q.options if o.id == q.answer]
+    assert "more than ten times" in answer
