@@ -323,7 +323,7 @@ def _tensor_alt(item: Item) -> str:
         words += (f"; a heat map from {low:.4g} to {high:.4g}, negative numbers orange and positive ones blue, "
                   "stronger the further from 0")
     elif item["heat"]:
-        words += f"; a heat map from {low:.4g} (lightest) to {high:.4g} (darkest)"
+        words += f"; a heat map from {low:.4g} (faintest) to {high:.4g} (strongest colour)"
     return words
 
 

@@ -710,7 +710,7 @@ def _tensor_heat(item: Item, look: Look) -> str:
                                extra=f' transform="rotate(-90 {_f(x + 4)} {top - 4})"') if tall
                          else _text(x, top - 5, label, "ember-tick"))
     parts.append("</svg>")
-    scale = (f"{_num(low)} (lightest) to {_num(high)} (darkest)" if not low < 0 < high else
+    scale = (f"{_num(low)} (faintest) to {_num(high)} (strongest colour)" if not low < 0 < high else
              f"orange: negative, down to {_num(low)}; blue: positive, up to {_num(high)}; "
              "the stronger the colour, the further from 0")
     caption = f'<p class="ember-tensor-scale"{_s(look, "margin:0.2em 0;font-size:smaller")}>{_e(scale)}</p>'

@@ -651,7 +651,7 @@ def test_a_heat_map_shades_each_number_and_names_it_in_a_tooltip() -> None:
     assert shades == sorted(shades) and shades[-1] == 1.0 and shades[0] < shades[-1]
     assert [rect.find(f"{NS}title").text for rect in cells][-1] == "b, <z>: 8"
     assert {t.text for t in svg_tree(page).iter(f"{NS}text")} >= {"a", "b", "x", "y", "<z>"}
-    assert "0 (lightest) to 8 (darkest)" in text_of(page)
+    assert "0 (faintest) to 8 (strongest colour)" in text_of(page)
     assert svg_tree(page).get("aria-label") == item["alt"] and "shape (2, 3)" in item["alt"]
 
 
