@@ -72,7 +72,11 @@ def with_minus(probs: list[list[float]], n: int, marks: Sequence[tuple[int, int]
 def loss_of(env: Env, flat: Flat, shape: Shape, targets: Sequence[int]) -> tuple[Any, Any]:
     """The learner's logits for (flat, shape) and their cross-entropy with ``targets``."""
     logits = env.tensor.Tensor(nested(flat, shape))
-    return logits, logits.cross_entropy(list(targets))
+    loss = logits.cross_entropy(list(targets))
+    if not isinstance(loss, env.tensor.Tensor):
+        raise Fail("not_tensor", targets=show(targets), shape=show(shape),
+                   got=f"{type(loss).__name__} {show(loss)}")
+    return logits, loss
 
 
 def one_number(loss: Any, shape: Shape, targets: Sequence[int]) -> None:
