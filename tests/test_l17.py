@@ -64,8 +64,11 @@ def test_the_pages_words_match_what_its_cells_print_and_draw(session: Session) -
     losses = [float(line.rsplit("= ", 1)[1]) for line in text_of(outputs[0]).splitlines()]
     assert losses.index(min(losses)) == 2 and losses.index(max(losses)) == 3
     assert any(item["kind"] == "tensor" and item["heat"] for item in outputs[0])
-    # cell 3: backward's gradient is (softmax - onehot)/n
-    assert float(text_of(outputs[2]).rsplit(": ", 1)[1]) < 1e-12
+    # cell 3: backward's gradient is (softmax - onehot)/n, negative only at each row's target
+    lines = text_of(outputs[2]).splitlines()
+    assert float(lines[0].rsplit(": ", 1)[1]) < 1e-12
+    assert [line.split(" target ", 1)[1].split(":")[0] for line in lines[1:]] == ["'a'", "'n'", "'m'", "'.'"]
+    assert all(line.endswith(f"negative at [{line.split(' target ', 1)[1].split(':')[0]}]") for line in lines[1:])
     # cell 4: the spelled-out form overflows at logits of 1000
     ((_, spelled), _) = tables(outputs[3])[0]["rows"]
     assert spelled.startswith("OverflowError")
