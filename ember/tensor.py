@@ -326,6 +326,10 @@ class Tensor:
                 f"cross_entropy needs logits of shape (n, v) and n targets: got {self.shape} and {len(targets)} targets"
             )
         n, v = self.shape
+        targets = list(targets)
+        for t in targets:
+            if not 0 <= t < v:
+                raise IndexError(f"target {t} is not a column of logits with {v} columns")
         probs: list[float] = []
         total = 0.0
         for r, t in enumerate(targets):
