@@ -31,6 +31,7 @@ class Display:
             "show_backward_pair": self.show_backward_pair, "plot": self.plot, "show_boundary": self.show_boundary,
             "show_table": self.show_table, "reference_numbers": reference_numbers,
             "show_field": self.show_field, "show_sort_steps": self.show_sort_steps,
+            "show_tensor": self.show_tensor,
         }
 
     def show_table(self, headers: Sequence[str], rows: Iterable[Sequence[object]], title: str = "") -> None:
@@ -174,6 +175,146 @@ class Display:
         from hx.dag import sort_trace
 
         self.emit({"kind": "sort_steps", "title": title, **sort_trace(sort, root, parents).to_dict()})
+
+
+    def show_tensor(
+        self,
+        t: object,
+        title: str = "",
+        labels: tuple[Sequence[object] | None, Sequence[object] | None] | None = None,
+        rows: Sequence[int] | None = None,
+        cols: Sequence[int] | None = None,
+        heat: bool | None = None,
+    ) -> None:
+        """A tensor (or a number, or a nested list) with its shape: a table of its numbers, or a heat map.
+
+        ``rows`` / ``cols``: which rows and columns to show (indices, negative from the end); by
+        default all of them, or the first and last few of a large tensor. ``labels``: (row labels,
+        column labels) for the rows and columns shown, either may be None. ``heat=True`` draws a 2-D
+        tensor as a heat map; by default a 2-D tensor too large for a table of numbers is one. A
+        tensor of more than two axes is shown with its leading axes as rows, each labelled [i, j].
+        """
+        flat, shape = _tensor_numbers(t)
+        n_cols = shape[-1] if shape else 1
+        n_rows = len(flat) // n_cols if n_cols else 0
+        whole = rows is None and cols is None
+        if heat is None:
+            heat = len(shape) == 2 and whole and (n_rows > TABLE_UP_TO or n_cols > TABLE_UP_TO)
+        if heat and len(shape) != 2:
+            raise ValueError(f"show_tensor(heat=True) draws a 2-D tensor; this one has shape {shape}")
+        limit = HEAT_UP_TO if heat else TABLE_UP_TO
+        picked_rows = _picked(rows, n_rows, limit, "rows")
+        picked_cols = _picked(cols, n_cols, limit, "cols")
+        row_labels, col_labels = labels if labels is not None else (None, None)
+        lead = shape[:-1]
+        item: Item = {
+            "kind": "tensor", "title": title, "shape": list(shape), "size": len(flat), "heat": bool(heat),
+            "n_rows": n_rows, "n_cols": n_cols, "rows": picked_rows, "cols": picked_cols,
+            "row_labels": _labels(row_labels, picked_rows, "row", lambda i: _index_label(i, lead)),
+            "col_labels": _labels(col_labels, picked_cols, "column", str),
+            "row_head": len(shape) >= 2 or row_labels is not None,
+            "col_head": len(shape) >= 1 or col_labels is not None,
+        }
+        grid = [[flat[r * n_cols + c] for c in picked_cols] for r in picked_rows]
+        if heat:
+            finite = [x for row in grid for x in row if math.isfinite(x)]
+            item["values"] = [[x if math.isfinite(x) else None for x in row] for row in grid]
+            item["low"], item["high"] = (min(finite), max(finite)) if finite else (0.0, 0.0)
+        else:
+            from hx import fmt
+
+            item["cells"] = [[fmt(x) for x in row] for row in grid]
+        item["alt"] = _tensor_alt(item)
+        self.emit(item)
+
+
+TABLE_UP_TO = 12  # rows or columns a table of numbers shows whole; a larger axis shows its first and last few
+HEAT_UP_TO = 256  # rows or columns a heat map shows whole
+
+
+def _tensor_numbers(t: object) -> tuple[list[float], tuple[int, ...]]:
+    """The flat row-major numbers and the shape of a tensor-like object, a number, or a nested list."""
+    shape, data = getattr(t, "shape", None), getattr(t, "data", None)
+    if isinstance(shape, (tuple, list)) and isinstance(data, (list, tuple)) and not isinstance(t, (list, tuple)):
+        dims = tuple(int(n) for n in shape)
+        if len(data) != math.prod(dims):
+            raise ValueError(f"show_tensor: shape {dims} holds {math.prod(dims)} numbers but .data has {len(data)}")
+        return [_number(x) for x in data], dims
+    return _nested_numbers(t, "t")
+
+
+def _number(x: object) -> float:
+    """One number of a tensor: a number, or a Value's .data."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return float(x)
+    inner = getattr(x, "data", None)
+    if isinstance(inner, (int, float)) and not isinstance(inner, bool):
+        return float(inner)
+    raise TypeError(f"show_tensor shows numbers, not {type(x).__name__}")
+
+
+def _nested_numbers(data: object, where: str) -> tuple[list[float], tuple[int, ...]]:
+    """A number or a rectangular nested list as (flat numbers, shape); ragged lists are refused, naming the item."""
+    if not isinstance(data, (list, tuple)):
+        return [_number(data)], ()
+    if not data:
+        raise ValueError(f"show_tensor: {where} is an empty list")
+    parts = [_nested_numbers(x, f"{where}[{i}]") for i, x in enumerate(data)]
+    for i, (_, shape) in enumerate(parts):
+        if shape != parts[0][1]:
+            raise ValueError(f"show_tensor: ragged list: {where}[{i}] has shape {shape}, "
+                             f"{where}[0] has shape {parts[0][1]}")
+    return [x for flat, _ in parts for x in flat], (len(parts), *parts[0][1])
+
+
+def _picked(asked: Sequence[int] | None, n: int, limit: int, name: str) -> list[int]:
+    """The indices to show along an axis of length n: those asked for, or all, or the first and last few."""
+    if asked is None:
+        return list(range(n)) if n <= limit else [*range(limit - 3), *range(n - 2, n)]
+    picked = []
+    for i in asked:
+        if isinstance(i, bool) or not isinstance(i, int) or not -n <= i < n:
+            raise IndexError(f"show_tensor({name}=...): {i!r} is not an index of an axis of length {n}")
+        picked.append(i % n)
+    return picked
+
+
+def _labels(given: Sequence[object] | None, picked: list[int], what: str,
+            default: Callable[[int], str]) -> list[str]:
+    """One label per shown row (or column): the given ones, else the indices."""
+    if given is None:
+        return [default(i) for i in picked]
+    given = list(given)
+    if len(given) != len(picked):
+        raise ValueError(f"show_tensor: {len(given)} {what} labels for {len(picked)} {what}s shown")
+    return [str(label) for label in given]
+
+
+def _index_label(row: int, lead: tuple[int, ...]) -> str:
+    """A row's label: its index, or [i, j] when the leading axes of a 3-D (or more) tensor are folded into rows."""
+    if len(lead) <= 1:
+        return str(row)
+    index = []
+    for n in reversed(lead):
+        index.append(row % n)
+        row //= n
+    return "[" + ", ".join(map(str, reversed(index))) + "]"
+
+
+def _tensor_alt(item: Item) -> str:
+    """A sentence for a screen reader: the shape, what is shown, and the range of a heat map."""
+    shape = "(" + ", ".join(map(str, item["shape"])) + ("," if len(item["shape"]) == 1 else "") + ")"
+    words = f"{item['title'] or 'A tensor'}: shape {shape}, {item['size']:,} number{'' if item['size'] == 1 else 's'}"
+    if len(item["rows"]) < item["n_rows"] or len(item["cols"]) < item["n_cols"]:
+        words += (f"; {len(item['rows'])} of {item['n_rows']} rows and "
+                  f"{len(item['cols'])} of {item['n_cols']} columns shown")
+    low, high = item.get("low"), item.get("high")
+    if item["heat"] and low < 0 < high:
+        words += (f"; a heat map from {low:.4g} to {high:.4g}, one colour for positive numbers and another for "
+                  "negative ones, stronger the further from 0")
+    elif item["heat"]:
+        words += f"; a heat map from {low:.4g} (lightest) to {high:.4g} (darkest)"
+    return words
 
 
 def reference_numbers(name: str) -> dict[str, Any]:

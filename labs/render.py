@@ -584,8 +584,141 @@ def _backward_pair(item: Item, look: Look) -> str:
     return _side_by_side("ember-cards-pair", (_backward(cards, look) for cards in item.get("cards", [])), look)
 
 
+# --- tensors -----------------------------------------------------------------------------------
+
+HEAT_LEVELS = 8  # shades of a tensor's heat map
+TITLED_CELLS_UP_TO = 1024  # heat maps this small get one rect per cell, each with its number as a tooltip
+
+
+def _gaps(picked: Sequence[int]) -> list[bool]:
+    """For each shown index, whether it comes after the one before it with some indices skipped between."""
+    return [i > 0 and picked[i] > picked[i - 1] + 1 for i in range(len(picked))]
+
+
+def _tensor(item: Item, look: Look) -> str:
+    """A tensor: its shape, then a table of its numbers or a heat map."""
+    shape = item.get("shape", [])
+    n = item.get("size")
+    words = (f"shape ({', '.join(map(str, shape))}{',' if len(shape) == 1 else ''}): "
+             f"{_count(n)} number{'' if n == 1 else 's'}")
+    rows, cols = item.get("rows", []), item.get("cols", [])
+    if len(rows) < (item.get("n_rows") or 0) or len(cols) < (item.get("n_cols") or 0):
+        words += (f"; showing {_count(len(rows))} of {_count(item.get('n_rows'))} rows and "
+                  f"{_count(len(cols))} of {_count(item.get('n_cols'))} columns")
+    body = _tensor_heat(item, look) if item.get("heat") else _tensor_table(item, look)
+    return (f'<div class="ember-tensor">{_heading(item.get("title"))}'
+            f'<p class="ember-tensor-shape"{_s(look, "margin:0.2em 0;font-size:smaller")}>{_e(words)}</p>'
+            f"{body}</div>")
+
+
+def _tensor_table(item: Item, look: Look) -> str:
+    """The numbers shown, as a table with row and column labels; ⋮ and … where rows or columns are left out."""
+    row_gaps, col_gaps = _gaps(item.get("rows", [])), _gaps(item.get("cols", []))
+    row_head, col_head = item.get("row_head", True), item.get("col_head", True)
+    gap = f'<td class="ember-tensor-gap"{_s(look, "text-align:center;opacity:0.6")}>…</td>'
+    head = ""
+    if col_head:
+        corner = "<th></th>" if row_head else ""
+        head = "<thead><tr>" + corner + "".join(
+            ('<th class="ember-tensor-gap">…</th>' if skipped else "") + f'<th class="hx-num">{_e(label)}</th>'
+            for label, skipped in zip(item.get("col_labels", []), col_gaps)) + "</tr></thead>"
+    lines = []
+    width = len(item.get("cols", [])) + sum(col_gaps)
+    for label, skipped, cells in zip(item.get("row_labels", []), row_gaps, item.get("cells", [])):
+        if skipped:
+            lines.append("<tr>" + ("<th>⋮</th>" if row_head else "") + gap.replace("…", "⋮") * width + "</tr>")
+        numbers = "".join((gap if cut else "") + f'<td class="hx-num">{_e(cell)}</td>'
+                          for cell, cut in zip(cells, col_gaps))
+        lines.append("<tr>" + (f'<th scope="row">{_e(label)}</th>' if row_head else "") + numbers + "</tr>")
+    return (f'<div class="ember-table"><table class="hx-table ember-tensor-table">{head}'
+            f'<tbody>{"".join(lines)}</tbody></table></div>')
+
+
+def _heat_paint(value: float, low: float, high: float) -> tuple[str, str, int]:
+    """A number's (class, fallback fill, shade 0..HEAT_LEVELS); shade 0 is left unpainted."""
+    if low < 0 < high:
+        reach = max(-low, high)
+        return (*_sign(value), math.ceil(abs(value) / reach * HEAT_LEVELS))
+    spread = high - low
+    shade = HEAT_LEVELS if not spread else math.ceil((value - low) / spread * HEAT_LEVELS)
+    return "ember-heat", HEAT, shade
+
+
+def _rects_path(pieces: Sequence[tuple[int, int, int]], cell: int) -> str:
+    """Rects (x, y, width), each ``cell`` high, as one SVG path; each moves relative to the one before."""
+    d, at = [], (0, 0)
+    for x, y, w in pieces:
+        d.append(f"m{x - at[0]} {y - at[1]}h{w}v{cell}h-{w}z")
+        at = (x, y)
+    return "M" + "".join(d)[1:] if d else ""
+
+
+def _tensor_heat(item: Item, look: Look) -> str:
+    """A 2-D tensor as a grid of shaded cells, labels on the left and the top when there are few enough."""
+    values = item.get("values", [])
+    n_rows, n_cols = len(values), len(values[0]) if values else 0
+    row_labels, col_labels = item.get("row_labels", []), item.get("col_labels", [])
+    show_rows, show_cols = n_rows <= 64, n_cols <= 64
+    tall = show_cols and any(len(label) > 2 for label in col_labels)
+    left = 8 + 7 * max([len(label) for label in row_labels] + [1]) if show_rows else 4
+    top = (8 + 7 * max([len(label) for label in col_labels] + [1]) if tall else 18) if show_cols else 4
+    room = _room(look, 200, 560)
+    cell = max(1, min(28, (room - left - 4) // max(1, n_cols)))
+    if show_rows or show_cols:
+        cell = max(cell, 12) if max(n_rows, n_cols) <= 40 else cell
+    width, height = left + cell * n_cols + 4, top + cell * n_rows + 4
+    low, high = item.get("low", 0.0), item.get("high", 0.0)
+    parts = [_svg_open(width, height, item.get("alt") or "Heat map", look)]
+    titled = n_rows * n_cols <= TITLED_CELLS_UP_TO
+    runs: dict[tuple[str, str, int], list[str]] = {}
+    for r, row in enumerate(values):
+        c = 0
+        while c < n_cols:
+            value = row[c]
+            paint = _heat_paint(value, low, high) if value is not None else None
+            if paint is None or paint[2] <= 0:
+                c += 1
+                continue
+            x, y = left + c * cell, top + r * cell
+            if titled:
+                tip = f"{row_labels[r] if r < len(row_labels) else r}, {col_labels[c] if c < len(col_labels) else c}"
+                parts.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" class="{paint[0]}" '
+                             f'fill="{paint[1]}" fill-opacity="{paint[2] / HEAT_LEVELS:.3f}">'
+                             f"<title>{_e(tip)}: {_e(_num(value))}</title></rect>")
+                c += 1
+                continue
+            end = c + 1
+            while end < n_cols and row[end] is not None and _heat_paint(row[end], low, high) == paint:
+                end += 1
+            runs.setdefault(paint, []).append((x, y, (end - c) * cell))
+            c = end
+    for (cls, fill, shade), pieces in sorted(runs.items(), key=lambda kv: kv[0]):
+        parts.append(f'<path d="{_rects_path(pieces, cell)}" class="{cls}" fill="{fill}" '
+                     f'fill-opacity="{shade / HEAT_LEVELS:.3f}"/>')
+    parts.append(f'<rect x="{left}" y="{top}" width="{cell * n_cols}" height="{cell * n_rows}" class="ember-frame" '
+                 'fill="none" stroke="currentColor" stroke-opacity="0.4"/>')
+    if show_rows:
+        parts += [_text(left - 4, top + (r + 0.5) * cell + 4, label, "ember-tick", "end")
+                  for r, label in enumerate(row_labels) if cell >= 10 or r % max(1, 12 // cell) == 0]
+    if show_cols:
+        for c, label in enumerate(col_labels):
+            if cell < 10 and c % max(1, 12 // cell):
+                continue
+            x = left + (c + 0.5) * cell
+            parts.append(_text(x + 4, top - 4, label, "ember-tick", "start",
+                               extra=f' transform="rotate(-90 {_f(x + 4)} {top - 4})"') if tall
+                         else _text(x, top - 5, label, "ember-tick"))
+    parts.append("</svg>")
+    scale = (f"{_num(low)} (lightest) to {_num(high)} (darkest)" if not low < 0 < high else
+             f"{_num(low)} to {_num(high)}: positive in one colour, negative in the other, "
+             "stronger further from 0")
+    caption = f'<p class="ember-tensor-scale"{_s(look, "margin:0.2em 0;font-size:smaller")}>{_e(scale)}</p>'
+    return f'<div class="ember-tensor-heat"{_s(look, "overflow-x:auto;max-width:100%")}>{"".join(parts)}</div>{caption}'
+
+
 DRAW: dict[str, Callable[[Item, Look], str]] = {
     "graph": _graph, "pair": _pair, "table": _table, "plot": _plot, "boundary": _boundary, "field": _field,
     "sort": _sort, "backward": _backward, "backward_pair": _backward_pair, "sort_steps": _sort_steps,
     "stdout": _printed, "stderr": _printed, "text": _live_text,
+    "tensor": _tensor,
 }

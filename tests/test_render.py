@@ -446,6 +446,8 @@ def one_of_each() -> list[dict]:
     d.show_backward(loss(), title=NASTY)
     d.show_backward_pair(loss(), loss(), titles=(NASTY, NASTY))
     d.show_sort_steps(toposort, NASTY, {NASTY: []}.__getitem__, title=NASTY)
+    d.show_tensor([[1.0, 2.0], [3.0, 4.0]], title=NASTY, labels=([NASTY, "b"], [NASTY, "d"]))
+    d.show_tensor([[1.0, -2.0], [3.0, 4.0]], title=NASTY, labels=([NASTY, "b"], [NASTY, "d"]), heat=True)
     outputs = Outputs(live=items.append)
     outputs.write(NASTY + "\n")
     outputs.write(NASTY + "\n", "stderr")
@@ -528,3 +530,99 @@ def test_the_pages_javascript_draws_no_kind_of_item_itself() -> None:
                   "ember-legend", "ember-boundary", "ember-field", "ember-plot", "ember-walk-order"}
     assert not {cls for cls in drawn_here if cls in js}
     assert "item.html" in js and "data-dot" in js  # it inserts Python's HTML, and fills Graphviz placeholders
+
+
+# --- tensors (show_tensor) ---
+
+
+def tensor_rows(page: str) -> list[list[str]]:
+    """The text of every row of a tensor's table, header row first, one entry per cell."""
+    return [[cell.text() for cell in row.find_all(lambda n: n.tag in ("th", "td"))]
+            for row in parse(page).find_all(lambda n: n.tag == "tr")]
+
+
+def heat_cells(page: str) -> list[ET.Element]:
+    """The shaded cells of a small heat map (one rect each; the frame has no fill)."""
+    return [rect for rect in svg_tree(page).iter(f"{NS}rect") if rect.get("fill") != "none"]
+
+
+def test_a_tensor_shows_its_shape_and_its_numbers_row_by_row() -> None:
+    from ember.tensor import Tensor
+
+    item = one(lambda d: d.show_tensor(Tensor([[1, 2, 3], [4, 5, 6e-12]]), title="<w>"))
+    page = item_html(item, fake_svg)
+    assert "shape (2, 3): 6 numbers" in text_of(page)
+    assert tensor_rows(page) == [["", "0", "1", "2"], ["0", "1", "2", "3"], ["1", "4", "5", "6e-12"]]
+    assert "&lt;w&gt;" in page and "<w>" not in page
+    assert item == one(lambda d: d.show_tensor([[1, 2, 3], [4, 5, 6e-12]], title="<w>"))  # a nested list alike
+
+
+def test_a_number_a_vector_and_a_3d_tensor_each_keep_their_shape() -> None:
+    scalar = item_html(one(lambda d: d.show_tensor(2.5)), fake_svg)
+    assert "shape (): 1 number" in text_of(scalar) and tensor_rows(scalar) == [["2.5"]]
+    vector = item_html(one(lambda d: d.show_tensor([1.0, -0.5, 3.0])), fake_svg)
+    assert "shape (3,): 3 numbers" in text_of(vector)
+    assert tensor_rows(vector) == [["0", "1", "2"], ["1", "-0.5", "3"]]
+    cube = item_html(one(lambda d: d.show_tensor([[[1, 2], [3, 4]], [[5, 6], [7, 8]]])), fake_svg)
+    assert "shape (2, 2, 2): 8 numbers" in text_of(cube)
+    assert [row[0] for row in tensor_rows(cube)[1:]] == ["[0, 0]", "[0, 1]", "[1, 0]", "[1, 1]"]
+    assert tensor_rows(cube)[-1] == ["[1, 1]", "7", "8"]
+
+
+def test_a_large_tensor_shows_its_first_and_last_rows_and_columns_and_says_so() -> None:
+    grid = [[100 * r + c for c in range(30)] for r in range(20)]
+    page = item_html(one(lambda d: d.show_tensor(grid, heat=False)), fake_svg)
+    rows = tensor_rows(page)
+    assert "showing 11 of 20 rows and 11 of 30 columns" in text_of(page)
+    assert rows[0] == ["", *map(str, range(9)), "…", "28", "29"]
+    assert [row[0] for row in rows[1:]] == [*map(str, range(9)), "⋮", "18", "19"]
+    assert rows[1][-1] == "29" and rows[-1][1] == "1900" and rows[-1][-1] == "1929"
+    assert set(rows[10][1:]) == {"⋮"} and len(rows[10]) == len(rows[0])
+
+
+def test_rows_cols_and_labels_pick_and_name_what_is_shown() -> None:
+    grid = [[10 * r + c for c in range(5)] for r in range(4)]
+    item = one(lambda d: d.show_tensor(grid, rows=[3, -4], cols=[4, 2], labels=(["<last>", "first"], None)))
+    page = item_html(item, fake_svg)
+    assert tensor_rows(page) == [["", "4", "2"], ["<last>", "34", "32"], ["first", "4", "2"]]
+    assert "&lt;last&gt;" in page and "showing 2 of 4 rows and 2 of 5 columns" in text_of(page)
+    with pytest.raises(ValueError, match="3 row labels for 2 rows shown"):
+        one(lambda d: d.show_tensor(grid, rows=[0, 1], labels=(["a", "b", "c"], None)))
+    with pytest.raises(IndexError, match="5 is not an index of an axis of length 5"):
+        one(lambda d: d.show_tensor(grid, cols=[5]))
+    with pytest.raises(ValueError, match=r"ragged list: t\[1\] has shape \(1,\)"):
+        one(lambda d: d.show_tensor([[1, 2], [3]]))
+    with pytest.raises(ValueError, match=r"heat map|2-D tensor"):
+        one(lambda d: d.show_tensor([1, 2, 3], heat=True))
+
+
+def test_a_heat_map_shades_each_number_and_names_it_in_a_tooltip() -> None:
+    item = one(lambda d: d.show_tensor([[0, 1, 2], [3, 4, 8]], heat=True, labels=(["a", "b"], ["x", "y", "<z>"])))
+    page = item_html(item, fake_svg)
+    cells = heat_cells(page)
+    assert len(cells) == 5  # the lowest number is left unshaded
+    shades = [float(rect.get("fill-opacity")) for rect in cells]
+    assert shades == sorted(shades) and shades[-1] == 1.0 and shades[0] < shades[-1]
+    assert [rect.find(f"{NS}title").text for rect in cells][-1] == "b, <z>: 8"
+    assert {t.text for t in svg_tree(page).iter(f"{NS}text")} >= {"a", "b", "x", "y", "<z>"}
+    assert "0 (lightest) to 8 (darkest)" in text_of(page)
+    assert svg_tree(page).get("aria-label") == item["alt"] and "shape (2, 3)" in item["alt"]
+
+
+def test_a_heat_map_of_both_signs_colours_them_apart() -> None:
+    page = item_html(one(lambda d: d.show_tensor([[-2.0, -1.0], [1.0, 2.0]], heat=True)), fake_svg)
+    classes = [rect.get("class") for rect in heat_cells(page)]
+    assert classes == ["ember-minus", "ember-minus", "ember-plus", "ember-plus"]
+    assert "positive in one colour, negative in the other" in text_of(page)
+
+
+def test_a_large_2d_tensor_is_a_heat_map_of_merged_runs_by_default() -> None:
+    grid = [[float((r // 8 + c // 64) % 3) for c in range(256)] for r in range(256)]
+    item = one(lambda d: d.show_tensor(grid, title="counts"))
+    assert item["heat"] and item["rows"] == list(range(256))
+    page = render(item, Look(room=560))
+    tree = svg_tree(page)
+    paths = list(tree.iter(f"{NS}path"))
+    assert len(paths) == 2 and not heat_cells(page)  # two shades besides the unshaded lowest, no rect per cell
+    assert len(page) < 60_000  # runs of equal shade are one rect each, not 65,536 of them
+    assert "shape (256, 256): 65,536 numbers" in text_of(page)
