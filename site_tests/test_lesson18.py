@@ -1,0 +1,128 @@
+"""Lesson 18 in the browser: the finished pieces pass, W trains live to the count model's line, names are written,
+and Stop leaves a W that the later cells can use."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Locator, Page, expect
+
+from labs.course import load_course
+from tests.test_pages import ROOT, fences
+
+from .learner import (
+    BOOT_MS,
+    cell,
+    load_finished_pieces,
+    open_page,
+    replace_cell_code,
+    run_cell,
+    run_checks,
+    type_into_gap,
+    wait_for_lab,
+)
+
+COURSE = load_course()
+LESSON_18 = "lessons/18-a-bigram-that-writes-names/"
+PAGE = ROOT / "docs" / "lessons" / "18-a-bigram-that-writes-names.md"
+TRAINING_MS = 180_000  # a 2-core machine shared with other builds and tests
+STEPS_LINE = "learning_rate, most_steps = 70.0, 400"
+
+
+def finished_lab(page: Page, url: str) -> None:
+    """Open lesson 18, load the earlier finished pieces, type this lab's, and see every check pass."""
+    open_page(page, url + LESSON_18)
+    wait_for_lab(page)
+    load_finished_pieces(page)
+    for gap_id in COURSE.lesson("L18").gaps:
+        type_into_gap(page, gap_id, COURSE.gaps[gap_id].finished)
+    claims = run_checks(page)
+    for index in range(claims.count()):
+        expect(claims.nth(index)).to_have_attribute("data-state", "pass")
+
+
+def index_of(page: Page, text: str) -> int:
+    """The index of the first example cell whose code holds ``text``."""
+    target = page.locator(".ember-cell", has=page.locator(".cm-content", has_text=text)).first
+    return page.locator(".ember-cell").evaluate_all("(cells, target) => cells.indexOf(target)",
+                                                   target.element_handle())
+
+
+def run_cells_before(page: Page, index: int) -> None:
+    for earlier in range(index):
+        output = run_cell(page, earlier)
+        expect(output.locator(".ember-error")).to_have_count(0)
+
+
+def training_output(page: Page) -> tuple[int, Locator]:
+    index = index_of(page, 'key="loss"')
+    return index, cell(page, index).locator(".ember-output")
+
+
+def test_w_trains_to_the_count_models_line_and_writes_names(page: Page, base_url: str) -> None:
+    finished_lab(page, base_url)
+    training, output = training_output(page)
+    run_cells_before(page, training)
+    expect(page.locator(".ember-tensor").first).to_be_visible()  # the heat map of the counts
+
+    run_cell(page, training)
+    expect(output.locator(".ember-error")).to_have_count(0, timeout=TRAINING_MS)
+    expect(output).to_contain_text("at the target", timeout=TRAINING_MS)
+    expect(output.locator(".ember-plot svg path.ember-line")).to_have_count(3)  # the curve, the target, the floor
+    text = output.inner_text()
+    reached = re.search(r"step (\d+): loss ([\d.]+), at the target ([\d.]+), after ([\d.]+) s of training", text)
+    assert reached, text
+    step, loss, target, seconds = int(reached[1]), float(reached[2]), float(reached[3]), float(reached[4])
+    assert loss <= target and step > 1
+    print(f"lesson 18 trained to {loss} (target {target}) in {step} steps, {seconds} s on the page")
+
+    names = index_of(page, "from ember.bigram import sample")
+    run_cells_before_names = range(training + 1, names)
+    for between in run_cells_before_names:
+        expect(run_cell(page, between).locator(".ember-error")).to_have_count(0)
+    output = run_cell(page, names)
+    expect(output.locator(".ember-error")).to_have_count(0)
+    rows = output.locator(".ember-table tbody tr")
+    expect(rows).to_have_count(12)
+    expect(rows.first.locator("td").first).not_to_be_empty()
+    expect(output).to_contain_text("of 200 more names from W")
+
+
+def test_stop_keeps_the_weights_and_names_still_come(page: Page, base_url: str) -> None:
+    finished_lab(page, base_url)
+    training, output = training_output(page)
+    run_cells_before(page, training)
+    (source,) = [code for code in fences(PAGE, "ember-cell") if 'key="loss"' in code]  # as the page's file has it
+    assert STEPS_LINE in source
+    replace_cell_code(page, training, source.replace(STEPS_LINE, "learning_rate, most_steps = 70.0, 100000"))
+    cell(page, training).get_by_role("button", name="Run", exact=True).click()
+    expect(output.locator(".ember-live .ember-plot")).to_have_count(1, timeout=TRAINING_MS)  # drawn while it runs
+    cell(page, training).get_by_role("button", name="Stop").click()
+    expect(output).to_contain_text("Stopped: W keeps the weights of its last finished step", timeout=20_000)
+    expect(output).to_contain_text("W's loss now:")
+    expect(page.locator("#ember-python")).to_have_attribute("data-state", "ready", timeout=BOOT_MS)
+
+    names = index_of(page, "from ember.bigram import sample")
+    output = run_cell(page, names)
+    expect(output.locator(".ember-error")).to_have_count(0)
+    expect(output.locator(".ember-table tbody tr")).to_have_count(12)
+
+
+def test_the_data_set_ships_in_the_pages_bundle_its_offline_copy_and_the_notebooks_wheel() -> None:
+    import json
+    import zipfile
+
+    from labs.datasets import NAMES, NAMES_LICENSE
+
+    from .conftest import SITE
+
+    gen = SITE / "assets" / "gen"
+    (bundle,) = (gen / "py").glob("course-*.zip")
+    (wheel,) = (SITE / "notebook" / "wheels").glob("ember_course-*.whl")
+    for archive in (bundle, wheel):
+        with zipfile.ZipFile(archive) as opened:
+            assert opened.read("labs/data/names.txt") == NAMES.read_bytes(), archive.name
+            assert opened.read("labs/data/names.LICENSE") == NAMES_LICENSE.read_bytes(), archive.name
+            assert "labs/datasets.py" in opened.namelist(), archive.name
+    offline = {entry["path"] for entry in json.loads((SITE / "offline.json").read_text())["files"]}
+    assert f"assets/gen/py/{bundle.name}" in offline  # the offline copy holds the data with the course's Python
