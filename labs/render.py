@@ -133,9 +133,12 @@ def _count(n: object) -> str:
     return f"{n:,}" if isinstance(n, int) else _e(n)
 
 
-def _error(text: object, look: Look) -> str:
-    """A sentence that says something went wrong, marked so it stands out in both themes."""
-    return f'<p class="ember-error"{_s(look, f"border-left:3px solid {MINUS};padding-left:0.5em")}>{_e(text)}</p>'
+def _error(text: object, look: Look, kind: str = "ember-error") -> str:
+    """A sentence that says something went wrong, marked so it stands out in both themes.
+
+    ``kind`` is the class: ``ember-error`` for a failure, another for a refusal the picture means to show.
+    """
+    return f'<p class="{kind}"{_s(look, f"border-left:3px solid {MINUS};padding-left:0.5em")}>{_e(text)}</p>'
 
 
 def _dot_picture(look: Look, dot: str, alt: str, fit: bool = False) -> str:
@@ -826,7 +829,7 @@ def _broadcast(item: Item, look: Look) -> str:
     parts = [table]
     if shape is None:
         parts.append(_error(f"{item.get('result')}: these shapes do not fit. Lined up on the right, each axis "
-                            "must have equal lengths, or a 1 on one side.", look))
+                            "must have equal lengths, or a 1 on one side.", look, "ember-bc-refused"))
     else:
         parts += [_operand(o, shape, item.get("result", ""), look) for o in operands]
     return _figure("ember-broadcast", "".join(parts), item.get("title"), look)

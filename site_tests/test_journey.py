@@ -61,7 +61,8 @@ def run_every_cell(page: Page) -> None:
     """Run each example cell of the page; none may end in an error."""
     for index in range(page.locator(".ember-cell").count()):
         output = run_cell(page, index)
-        expect(output.locator(".ember-error")).to_have_count(0)
+        errors = output.locator(".ember-error")
+        assert errors.count() == 0, f"cell {index} of {page.url}: {errors.first.inner_text()}"
         expect(output.locator("> *")).not_to_have_count(0)
 
 
