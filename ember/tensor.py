@@ -29,20 +29,23 @@ def size(shape: Shape) -> int:
     return n
 
 
-def flatten(data: object) -> tuple[list[float], Shape]:
-    """A number or a rectangular nested list, as (flat row-major list of floats, shape)."""
+def flatten(data: object, where: str = "") -> tuple[list[float], Shape]:
+    """A number or a rectangular nested list, as (flat row-major list of floats, shape).
+
+    A ragged list is refused with the place where it breaks, such as ``data[1][2]``.
+    """
     if isinstance(data, (int, float)):
         return [float(data)], ()
     if not isinstance(data, (list, tuple)):
-        raise TypeError(f"a Tensor is made from a number or a nested list of numbers, not {type(data).__name__}")
+        raise TypeError(f"a Tensor is made from numbers and nested lists; data{where} is a {type(data).__name__}")
     if not data:
         return [], (0,)
-    rows = [flatten(item) for item in data]
+    rows = [flatten(item, f"{where}[{i}]") for i, item in enumerate(data)]
     shape = rows[0][1]
     for i, (_, row_shape) in enumerate(rows):
         if row_shape != shape:
             raise ValueError(
-                f"ragged nested list: item [{i}] has shape {row_shape} but item [0] has shape {shape}; "
+                f"ragged nested list: data{where}[{i}] has shape {row_shape} but data{where}[0] has shape {shape}; "
                 "every row must have the same length"
             )
     return [x for flat, _ in rows for x in flat], (len(rows), *shape)
@@ -185,7 +188,10 @@ class Tensor:
             da: Callable[[float, float], float], db: Callable[[float, float], float]) -> Tensor:
         """f applied to matching numbers of two tensors, broadcast; ``da``/``db`` are f's partials at (a, b)."""
         other = as_tensor(other)
-        shape = broadcast_shape(self.shape, other.shape)
+        try:
+            shape = broadcast_shape(self.shape, other.shape)
+        except ValueError as error:
+            raise ValueError(f"'{op}': {error}") from None
         a = expand(self.data, self.shape, shape)
         b = expand(other.data, other.shape, shape)
         data = [f(x, y) for x, y in zip(a, b)]

@@ -212,7 +212,7 @@ def test_backward_needs_one_number() -> None:
 
 
 def test_bad_inputs_name_what_went_wrong() -> None:
-    with pytest.raises(ValueError, match=r"item \[1\]"):
+    with pytest.raises(ValueError, match=r"data\[1\]"):
         flatten([[1.0, 2.0], [3.0]])
     with pytest.raises(ValueError, match=r"\(3, 2\).*\(4,\)"):
         broadcast_shape((3, 2), (4,))
@@ -265,3 +265,12 @@ def test_a_long_chain_is_freed_one_tensor_at_a_time(monkeypatch: pytest.MonkeyPa
     y.sum().backward()
     del y
     assert deepest[0] <= 2
+
+
+def test_a_ragged_list_is_refused_where_it_breaks_and_a_misfit_names_the_operation() -> None:
+    with pytest.raises(ValueError, match=r"data\[1\]\[1\] has shape \(2,\) but data\[1\]\[0\] has shape \(\)"):
+        Tensor([[1.0, 2.0], [3.0, [4.0, 5.0]]])
+    with pytest.raises(TypeError, match=r"data\[0\]\[1\] is a str"):
+        Tensor([[1.0, "2"]])
+    with pytest.raises(ValueError, match=r"'\*'.*\(3, 2\).*\(4,\)"):
+        Tensor([[1.0] * 2] * 3) * Tensor([1.0] * 4)
