@@ -1,11 +1,12 @@
 """Part III's work with the finished pieces, in the page's Python worker and in CPython.
 
 Run from the repository root with ``.venv/bin/python bench/part3.py`` (the site must be built into
-``site/``). The work itself is ``bench/part3_work.py``: imported here for CPython (the repository's
-own ``ember/``, the finished pieces), and sent as a cell to a worker of the page's own kind
-(``assets/gen/worker.js``, booted as the page boots it on an isolated page; ``bench/learner_code.py``
-does the same), where it runs on the learner's files built from the finished pieces of lessons 1-18
-and reads ``labs/data/names.txt`` from the course's Python bundle. One run prints:
+``site/``). The work itself is ``bench/part3_work.py``: run first in a fresh CPython process (the
+repository's own ``ember/``, the finished pieces; no browser running yet), then sent as a cell to a
+worker of the page's own kind (``assets/gen/worker.js``, booted as the page boots it on an isolated
+page; ``bench/learner_code.py`` does the same), where it runs on the learner's files built from the
+finished pieces of lessons 1-18 and reads ``labs/data/names.txt`` from the course's Python bundle.
+One run prints:
 
 1. lesson 18's full-batch training (``pair_loss``, the fused loss over the count table) from zeros
    until the loss is within 0.05 nats of the add-one-smoothed count model: steps and seconds, at
