@@ -78,6 +78,14 @@ with time_limit(60, frozenset({"<cell>"})):  # "<cell>": the time limit watches 
 print(mechanism(), outside, inside)
 """
 
+
+
+def loop_times(text: str) -> tuple[str, float, float]:
+    """What LOOP printed: the time limit's mechanism, and the loop's seconds outside and inside it."""
+    how, outside, inside = text.split()
+    return how, float(outside), float(inside)
+
+
 MEMORY = "import pyodide_js\nprint(pyodide_js._module.HEAP8.length)"
 
 
@@ -141,9 +149,9 @@ def measure(page: Page, course) -> dict:
     figures: dict = {"loop": [], "checks": [], "cell": [], "memory": []}
     figures["memory"] = train_lesson_12(page, course)  # first, in the fresh worker, as a learner opening lesson 12
     for _ in range(LOOP_REPEATS):
-        how, outside, inside = printed(cell(page, "L10", LOOP, pieces_10)).split()
+        how, outside, inside = loop_times(printed(cell(page, "L10", LOOP, pieces_10)))
         figures["mechanism"] = how
-        figures["loop"].append((float(outside), float(inside)))
+        figures["loop"].append((outside, inside))
     for _ in range(CHECK_REPEATS):
         answer = page.evaluate("(p) => timed('check', p)", {"lab": "L10", "pieces": pieces_10})
         if not answer["result"]["passed"]:

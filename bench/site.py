@@ -10,7 +10,9 @@ Run from the repository root with ``.venv/bin/python bench/site.py`` (the site m
 2. moving from lesson 10 to the next page and back by the footer's nav links, running the first example
    cell where there is one (click → output), and whether Python booted a second time during the visit;
 3. the round trip of a ``print(1)`` cell, Run click → output in the page, and the worker alone;
-4. lesson 10's checks with the finished pieces, Run checks click → every claim settled;
+4. lesson 10's checks with the finished pieces, Run checks click → every claim settled; and
+   bench/learner_code.py's pure-Python loop in the page's own worker, inside the checks' time limit
+   against outside it (worker's clock);
 5. the bytes a first visit of lesson 10 transfers with an empty cache: until Python is ready, and in
    all once the course is saved for offline use (sizes as transferred: Chromium asks for Brotli on
    http://127.0.0.1, a trustworthy address, so these are the .br copies' sizes);
@@ -48,6 +50,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Reque
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
+from bench.learner_code import LOOP, LOOP_TARGET, loop_times
 from labs.course import load_course
 from scripts.serve import make_server
 from site_tests.conftest import built_for_port  # instant navigation works only on the port the site was built for
@@ -69,15 +72,16 @@ NAV_REPEATS = 3  # lesson 10 → Hosting → lesson 10 round trips
 CELL_WARMUP = 2  # print(1) runs done before timing
 CELL_REPEATS = 20
 CHECK_REPEATS = 5
+LOOP_REPEATS = 5
 TIMEOUT_MS = 120_000  # a cold boot on a busy two-core machine
 TOP_FILES = 6
 
-COLD_RATIO_TARGET = 1.2
-WARM_RATIO_TARGET = 0.6
+COLD_RATIO_TARGET = 1.1  # issue 16's targets
+WARM_RATIO_TARGET = 0.35
 FIRST_VISIT_TARGET_MB = 7.0
 OFFLINE_REPEATS = 3
-CELL_TARGET_MS = 20.0
-CHECKS_TARGET_MS = 1000.0
+CELL_TARGET_MS = 15.0
+CHECKS_TARGET_MS = 500.0
 
 NOTEBOOK = "notebook/notebooks/index.html?path=L10.ipynb"
 NOTEBOOK_APP = "/notebook/"  # the notebook app's own files; everything else it loads is shared with the lessons
@@ -86,6 +90,8 @@ NOTEBOOK_TIMEOUT_MS = 150_000  # the kernel starts its own Pyodide, with IPython
 START_CELL = "await start('L10')"
 START_LINE = "L10 · The order of blame"  # the first line the start cell prints
 NOTEBOOK_SETTLE_MS = 15_000  # how long after that line the cell's prompt may still show it running
+NOTEBOOK_RUN_TRIES = 3  # Shift+Enter presses, as site_tests/test_notebook.py makes them
+NOTEBOOK_QUEUED_MS = 10_000  # the prompt shows [*] at once after a press that took, even while the kernel starts
 
 # Runs in every document before its own scripts: notes each change of <html data-python> with the
 # page's clock, and the moment of every click on a link (kept in sessionStorage, which outlives a reload).
@@ -525,24 +531,58 @@ def time_trivial_cell(page: Page, index: int = 2) -> tuple[list[float], list[flo
     return [r["dom"] for r in results], [r["frame"] for r in results]
 
 
-def time_worker(page: Page, report: Report) -> list[float]:
-    """The Python worker alone handling print(1): its message handler called in the worker, reply caught there."""
+def python_worker(page: Page, report: Report):
+    """The page's Python worker (not the timer's), or None with a note."""
     workers = [w for w in page.workers if urlparse(w.url).path.endswith("/worker.js")]
     if not workers:
         report.note(f"no Python worker found among {[w.url for w in page.workers]}")
-        return []
-    payload = page.evaluate("""() => {
+        return None
+    return workers[0]
+
+
+def run_payload(page: Page, code: str) -> dict:
+    """A run request for ``code`` on this page, with the learner's saved pieces, as the page sends one."""
+    return page.evaluate("""(code) => {
       const saved = JSON.parse(localStorage.getItem("ember:v1") || '{"pieces":{}}').pieces;
       const pieces = Object.fromEntries(Object.entries(saved).map(([gap, entry]) => [gap, entry.code]));
       const lab = document.querySelector(".ember-page").dataset.lesson;
-      return { page: location.pathname, lab, pieces, code: "print(1)" };
-    }""")
-    workers[0].evaluate(WORKER_JS, {"payload": payload, "repeats": CELL_WARMUP})
-    result = workers[0].evaluate(WORKER_JS, {"payload": payload, "repeats": CELL_REPEATS})
+      return { page: location.pathname, lab, pieces, code };
+    }""", code)
+
+
+def time_worker(page: Page, report: Report) -> list[float]:
+    """The Python worker alone handling print(1): its message handler called in the worker, reply caught there."""
+    worker = python_worker(page, report)
+    if worker is None:
+        return []
+    payload = run_payload(page, "print(1)")
+    worker.evaluate(WORKER_JS, {"payload": payload, "repeats": CELL_WARMUP})
+    result = worker.evaluate(WORKER_JS, {"payload": payload, "repeats": CELL_REPEATS})
     reply = result["reply"]
     if not reply.get("ok"):
         report.note(f"the worker's reply to print(1) was not ok: {reply}")
     return result["times"]
+
+
+def time_loop(page: Page, report: Report) -> list[tuple[float, float]]:
+    """bench/learner_code.py's pure-Python loop, in the page's own worker: seconds outside and inside the
+    checks' time limit, LOOP_REPEATS times."""
+    worker = python_worker(page, report)
+    if worker is None:
+        return []
+    payload = run_payload(page, LOOP)
+    times = []
+    for _ in range(LOOP_REPEATS):
+        reply = worker.evaluate(WORKER_JS, {"payload": payload, "repeats": 1})["reply"]
+        answer = reply["result"] if reply.get("ok") else {}
+        if not answer or answer.get("error"):
+            report.note(f"the loop did not run in the page's worker: {reply}")
+            return times
+        text = "".join(item.get("text", "") for item in answer["outputs"] if item["kind"] == "stdout")
+        how, outside, inside = loop_times(text)
+        report.note(f"lesson 10's page: the time limit works through {how}")
+        times.append((outside * 1000, inside * 1000))
+    return times
 
 
 @dataclass
@@ -639,6 +679,8 @@ def session(browser: Browser, base: str, report: Report) -> None:
         progress('time_trivial_cell')
         worker = time_worker(page, report)
         progress('time_worker')
+        loop = time_loop(page, report)
+        progress('time_loop')
         legs = time_navigation(page, report)
         progress('time_navigation')
         # Boots of the page's Python: each one sets the page's state to "starting" (the background worker that
@@ -652,6 +694,10 @@ def session(browser: Browser, base: str, report: Report) -> None:
             Row("   print(1): worker only (handler, no postMessage)", worker, p90=True),
             Row("4. Run checks → all claims settled (finished pieces)", checks, target=f"< {CHECKS_TARGET_MS:.0f} ms",
                 met=median(checks) < CHECKS_TARGET_MS),
+            Row("   400,000-turn loop inside a check's time limit (baseline: outside it), worker's clock",
+                [inside for _, inside in loop], baseline=[outside for outside, _ in loop] or None,
+                target=f"≤ {LOOP_TARGET}× outside",
+                met=bool(loop) and median([i for _, i in loop]) <= LOOP_TARGET * median([o for o, _ in loop])),
         ]
         pages = ", ".join(dict.fromkeys(leg.title for leg in legs))
         report.note(f"visit with {len(legs)} moves between lesson 10 and the next page ({pages}): {boots} boot(s) of "
@@ -705,8 +751,15 @@ def run_first_cell(page: Page, url: str) -> NotebookVisit:
     cell = page.locator(".jp-Notebook .jp-CodeCell").filter(has=page.locator(".jp-InputArea", has_text=START_CELL))
     editor = cell.first.locator(".jp-InputArea-editor .cm-content")
     editor.wait_for(state="visible", timeout=NOTEBOOK_TIMEOUT_MS)
-    editor.click()
-    page.keyboard.press("Shift+Enter")
+    for _ in range(NOTEBOOK_RUN_TRIES):  # as a learner does when the key press did not take: click, press again
+        editor.click()
+        page.keyboard.press("Shift+Enter")
+        try:
+            page.wait_for_function("() => window.__notebook && window.__notebook.running !== null",
+                                   polling=100, timeout=NOTEBOOK_QUEUED_MS)
+            break
+        except PlaywrightTimeoutError:
+            continue
     try:
         page.wait_for_function("() => window.__notebook && window.__notebook.output !== null",
                                polling=100, timeout=NOTEBOOK_TIMEOUT_MS)

@@ -9,7 +9,6 @@ the page never holds a Python object. Requests carry the learner's work as
 from __future__ import annotations
 
 import gc
-import importlib
 import json
 import sys
 import traceback
@@ -30,6 +29,7 @@ from .learner import (
     edited_gaps,
     exact_texts,
     forget_ember,
+    forget_listings,
     marker_problem,
 )
 from .outputs import Outputs, Stderr
@@ -97,7 +97,7 @@ class Session:
             for name, module in modules.items():
                 (self.package_dir / name).write_text(module.source, encoding="utf-8")
             forget_ember()
-            importlib.invalidate_caches()
+            forget_listings()
             self.modules = modules
         return modules
 

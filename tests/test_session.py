@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from labs.course import load_course
-from labs.learner import finished_pieces
+from labs.learner import finished_pieces, forget_listings
 from labs.session import Session
 
 COURSE = load_course()
@@ -177,3 +180,25 @@ def test_the_package_text_is_the_same_in_the_session_and_in_its_hand_over(sessio
 
     assert (session.package_dir / "__init__.py").read_text() == INIT_SOURCE
     assert json.loads(session.handle("module", json.dumps({"lab": "L01"})))["init"] == INIT_SOURCE
+
+
+def test_a_module_written_into_a_folder_already_listed_is_found_after_forget_listings(tmp_path: Path) -> None:
+    """The folder's time stamp is put back after the write, as a coarse clock leaves it: only the listing's
+    invalidation makes the new file visible to imports."""
+    folder = tmp_path / "listed"
+    folder.mkdir()
+    (folder / "ember_listing_one.py").write_text("A = 1\n")
+    sys.path.insert(0, str(folder))
+    try:
+        assert importlib.import_module("ember_listing_one").A == 1  # the folder is listed now
+        stamp = folder.stat().st_mtime_ns
+        (folder / "ember_listing_two.py").write_text("B = 2\n")
+        os.utime(folder, ns=(stamp, stamp))
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module("ember_listing_two")
+        forget_listings()
+        assert importlib.import_module("ember_listing_two").B == 2
+    finally:
+        sys.path.remove(str(folder))
+        for name in ("ember_listing_one", "ember_listing_two"):
+            sys.modules.pop(name, None)

@@ -11,7 +11,7 @@ let session = null;
 let inputBuffer = null; // shared with the page when it is cross-origin isolated: input() can wait on it
 
 const COURSE_DIR = "/home/pyodide/course";
-const SNAPSHOT_FORMAT = 3; // change it when what runs before a snapshot changes
+const SNAPSHOT_FORMAT = 4; // change it when what runs before a snapshot changes
 const PROGRESS_MS = 100;
 
 // Run on every normal start: the course's Python on the path, the session's module imported.
@@ -22,21 +22,20 @@ import labs.session
 `;
 
 // Run before a snapshot is taken, so that a start from it has all of this done: the rest of the
-// course's Python imported, the course read and checked (the lessons' data and claims), and
-// importlib.metadata imported (importlib.invalidate_caches() imports it on the first write of the
-// learner's files, most of a second in the browser). No JavaScript object is held, no file written.
+// course's Python imported, and the course read and checked (the lessons' data and claims). No
+// JavaScript object is held, no file written.
 const PREPARE_SNAPSHOT = `
-import importlib
-importlib.invalidate_caches()
 import graphviz, hx, labs.pipeline
 from labs.course import load_course
 load_course()
 `;
 
-// Run after every start: the file system is not in a snapshot, so the learner's files are written again.
+// Run after every start: the file system is not in a snapshot, so the learner's files are written again,
+// and folders listed before the files were unpacked are listed afresh (forget_listings: without the
+// import of importlib.metadata that importlib.invalidate_caches() makes, half a second of a cold start).
 const OPEN_SESSION = `
-import importlib
-importlib.invalidate_caches()
+from labs.learner import forget_listings
+forget_listings()
 from labs.session import Session
 _ember_session = Session("/home/pyodide/learner")
 `;
