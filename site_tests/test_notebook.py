@@ -1,4 +1,5 @@
-"""Open as notebook: lesson 10's lab handed to the JupyterLite notebook and back, with and without isolation."""
+"""Open as notebook: lesson 10's lab handed to the JupyterLite notebook and back, with and without isolation;
+lesson 18 there with its data."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
 from labs.course import load_course
+from labs.datasets import names_text
 from labs.notebook import DRIVE as NOTEBOOK_DRIVE
 from labs.notebook_files import SCRATCH_LINE
 from labs.questions import option_order
@@ -31,6 +33,7 @@ KERNEL_MS = 150_000  # the notebook's kernel starts its own Pyodide, with IPytho
 QUEUED_MS = 10_000  # Shift+Enter shows a cell as queued at once, even while the kernel is busy
 RUN_TRIES = 3
 EDIT_MARK = "# walked again in the notebook"
+DATA = names_text()
 
 
 def saved_soon(page: Page, gap_id: str, text: str) -> None:
@@ -331,3 +334,31 @@ def test_on_plain_http_from_another_address_the_kernel_reads_the_learners_files_
         server.stop()
     assert not foreign, f"requests off 127.0.0.1: {foreign}"
     assert not missing, f"404s: {missing}"
+
+
+def test_lesson_18_opens_as_a_notebook_with_the_data_and_its_checks_pass(page: Page, context: BrowserContext,
+                                                                           base_url: str) -> None:
+    """Part III in the notebook: the names data reaches the kernel, the checks pass, a heat map draws."""
+    open_page(page, base_url + "lessons/18-a-bigram-that-writes-names/")
+    wait_for_lab(page)
+    load_finished_pieces(page)
+    for gap_id in COURSE.lesson("L18").gaps:
+        type_into_gap(page, gap_id, COURSE.gaps[gap_id].finished)
+    saved_soon(page, "L18.sample", "rng.choices")
+    notebook = open_notebook(page, context)
+    assert "path=L18.ipynb" in notebook.url
+    kernel_idle(notebook)
+    start = run_notebook_cell(notebook, code_cell(notebook, "await start('L18')"))
+    expect(start).to_contain_text("ember/bigram.py")
+
+    checks = run_notebook_cell(notebook, code_cell(notebook, "check('L18')"))
+    claims = len(COURSE.lesson("L18").claims)
+    expect(checks).to_contain_text(f"{claims} of {claims} claims hold.")
+
+    scratch = run_notebook_cell(notebook, code_cell(notebook, SCRATCH_LINE), (
+        f"{SCRATCH_LINE}\nfrom labs.datasets import names_text\nfrom ember.bigram import count_pairs, count_loss\n"
+        "text = names_text()\ncounts = count_pairs(text)\n"
+        'print("pairs", sum(map(sum, counts)), "loss", round(count_loss(counts), 4))\n'
+        "show_tensor([row[97:100] for row in counts[97:100]], heat=True)"))
+    expect(scratch).to_contain_text(f"pairs {len(DATA) - 1} loss")
+    expect(scratch.locator("svg").first).to_be_visible()
