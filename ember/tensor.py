@@ -95,7 +95,7 @@ def broadcast_shape(a: Shape, b: Shape) -> Shape:
             raise ValueError(
                 f"shapes {tuple(a)} and {tuple(b)} do not broadcast: axes of {x} and {y} neither match nor are 1"
             )
-        shape.append(max(x, y))
+        shape.append(y if x == 1 else x)  # a 1 stretches to the other length, even to 0
     return tuple(shape)
 # --- end gap ---
 

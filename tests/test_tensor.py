@@ -274,3 +274,9 @@ def test_a_ragged_list_is_refused_where_it_breaks_and_a_misfit_names_the_operati
         Tensor([[1.0, "2"]])
     with pytest.raises(ValueError, match=r"'\*'.*\(3, 2\).*\(4,\)"):
         Tensor([[1.0] * 2] * 3) * Tensor([1.0] * 4)
+
+
+def test_an_axis_of_1_stretches_even_to_0_as_in_numpy() -> None:
+    assert broadcast_shape((0,), (1,)) == (0,)
+    assert broadcast_shape((1, 3), (0, 1)) == (0, 3)
+    assert (Tensor([]) + Tensor([1.0])).shape == (0,)
