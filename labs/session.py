@@ -85,13 +85,20 @@ class Session:
             sys.path.insert(0, str(self.learner_dir))
         self.namespaces: dict[str, dict[str, Any]] = {}
         self.modules: dict[str, Module] = {}
+        self._built: tuple | None = None  # the (lab, work) that self.modules were built from
         self._outputs: Outputs | None = None
         self._ask: Ask | None = None
 
     # --- the learner's modules ----------------------------------------------------------------
 
     def write_modules(self, lab: str, work: Work) -> dict[str, Module]:
-        """Write the learner's files as ``lab`` starts with this work; forget old imports when they change."""
+        """Write the learner's files as ``lab`` starts with this work; forget old imports when they change.
+
+        The same lab with the same work (every cell run of an unchanged lab) reuses the files built last.
+        """
+        key = (lab, tuple(sorted(work.pieces.items())), tuple(sorted(work.exact.items())))
+        if key == self._built and all((self.package_dir / name).exists() for name in self.modules):
+            return self.modules
         modules = build_modules(self.course, lab, work)
         if modules != self.modules or not all((self.package_dir / name).exists() for name in modules):
             for name, module in modules.items():
@@ -99,6 +106,7 @@ class Session:
             forget_ember()
             forget_listings()
             self.modules = modules
+        self._built = key
         return modules
 
     def learner_files(self, modules: dict[str, Module] | None = None) -> list[LearnerFile]:

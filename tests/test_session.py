@@ -202,3 +202,15 @@ def test_a_module_written_into_a_folder_already_listed_is_found_after_forget_lis
         sys.path.remove(str(folder))
         for name in ("ember_listing_one", "ember_listing_two"):
             sys.modules.pop(name, None)
+
+
+def test_an_unchanged_lab_reuses_its_built_files_and_a_change_rebuilds_them(session: Session) -> None:
+    from labs.learner import Work
+
+    first = session.write_modules("L10", Work())
+    assert session.write_modules("L10", Work()) is first  # a second cell run of the same work: nothing rebuilt
+    changed = session.write_modules("L10", Work({"L10.backward": "pass"}))
+    assert changed is not first and "pass" in changed["scalar.py"].source
+    (session.package_dir / "scalar.py").unlink()
+    again = session.write_modules("L10", Work({"L10.backward": "pass"}))
+    assert (session.package_dir / "scalar.py").read_text(encoding="utf-8") == again["scalar.py"].source
