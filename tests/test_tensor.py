@@ -15,6 +15,7 @@ import pytest
 from ember.bigram import count_loss, count_pairs, pair_loss, sample, train
 from ember.scalar import Value
 from ember.tensor import Tensor, broadcast_shape, flatten, nest, size
+from labs.oracle import stretched
 
 TOL = 1e-9
 
@@ -22,21 +23,6 @@ TOL = 1e-9
 def values(t: Tensor) -> list[Value]:
     """One leaf Value per number of t, row-major."""
     return [Value(x) for x in t.data]
-
-
-def bcast(vs: list, shape: tuple, to: tuple) -> list:
-    """vs (flat, of shape) stretched to shape ``to``, reading positions the NumPy way."""
-    padded = (1,) * (len(to) - len(shape)) + shape
-    out = []
-    for k in range(size(to)):
-        rest, index, stride = k, 0, 1
-        for n, m in zip(reversed(padded), reversed(to)):
-            position = rest % m
-            rest //= m
-            index += (0 if n == 1 else position) * stride
-            stride *= n
-        out.append(vs[index])
-    return out
 
 
 def assert_close(got: list[float], expected: list[float]) -> None:
@@ -66,7 +52,8 @@ def test_binary_ops_match_the_scalar_oracle(op: str, sa: tuple, sb: tuple) -> No
     loss.backward()
     va, vb, vw = values(a), values(b), values(weights)
     shape = broadcast_shape(sa, sb)
-    terms = [BINARY[op](x, y) * w for x, y, w in zip(bcast(va, sa, shape), bcast(vb, sb, shape), vw)]
+    xs, ys = [va[i] for i in stretched(sa, shape)], [vb[i] for i in stretched(sb, shape)]
+    terms = [BINARY[op](x, y) * w for x, y, w in zip(xs, ys, vw)]
     total = terms[0]
     for term in terms[1:]:
         total = total + term
