@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 from collections.abc import Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from hx.fmt import fmt, one_line
 from hx.graph import Graph, Node
 from hx.table import as_graph
 
-try:
+if TYPE_CHECKING:
     import graphviz
-except ImportError:  # e.g. Pyodide without the package: tables and traces still work
-    graphviz = None  # type: ignore[assignment]
 
 __all__ = ["EdgeLabels", "dot_string", "record_text", "to_digraph", "to_dot", "to_svg"]
 
@@ -23,9 +24,20 @@ _RECORD_SPECIAL = re.compile(r"[\\{}|<>]")
 _OP_STYLE = "shape=ellipse width=0.3 height=0.3 margin=0.02"
 
 
+@functools.cache
+def _graphviz() -> ModuleType | None:
+    """The graphviz package, imported when a drawing first needs it (importing it takes a tenth of a
+    second in the page's worker, which a cold start need not wait for); None where it is missing."""
+    try:
+        import graphviz
+    except ImportError:  # e.g. Pyodide without the package: tables and traces still work
+        return None
+    return graphviz
+
+
 def _escaped(text: str) -> str:
     """Text made literal in a DOT label: one line, backslashes doubled (graphviz.escape)."""
-    return graphviz.escape(one_line(text))
+    return _graphviz().escape(one_line(text))
 
 
 def dot_string(escaped: str) -> str:
@@ -91,6 +103,7 @@ def to_digraph(
     times as long on a graph of 100,000 nodes. Labels use the package's escaping (graphviz.escape)
     and are always double-quoted, where the package's quote() leaves a bare word unquoted.
     """
+    graphviz = _graphviz()
     if graphviz is None:
         raise ImportError("hx.to_digraph needs the graphviz package (pip install graphviz)")
     graph = as_graph(root_or_graph)

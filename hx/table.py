@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import html
-
-from hx.fmt import fmt, one_line
+from hx.fmt import escape_html, fmt, one_line
 from hx.graph import Graph
 
 __all__ = ["as_graph", "node_table_html", "node_table_rows", "node_table_text"]
@@ -47,11 +45,11 @@ def node_table_text(root_or_graph: object, *, grads: bool = True) -> str:
 def node_table_html(root_or_graph: object, *, grads: bool = True) -> str:
     """The node table as <table class="hx-table">, every cell escaped."""
     header, *body = node_table_rows(root_or_graph, grads=grads)
-    head = "".join(f"<th>{html.escape(cell)}</th>" for cell in header)
+    head = "".join(f"<th>{escape_html(cell)}</th>" for cell in header)
     lines = ['<table class="hx-table">', f"<thead><tr>{head}</tr></thead>", "<tbody>"]
     for row in body:
         cells = [
-            f'<td class="hx-num">{html.escape(cell)}</td>' if col >= 2 else f"<td>{html.escape(cell)}</td>"
+            f'<td class="hx-num">{escape_html(cell)}</td>' if col >= 2 else f"<td>{escape_html(cell)}</td>"
             for col, cell in enumerate(row)
         ]
         lines.append("<tr>" + "".join(cells) + "</tr>")

@@ -15,12 +15,13 @@ entry in :data:`DRAW` (and its classes in ``docs/assets/ember.css``). Standard l
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from hx.fmt import escape_html
 
 __all__ = ["DRAW", "INTERACTIVE", "PAGE", "Look", "item_html", "render"]
 
@@ -78,7 +79,7 @@ def item_html(item: Item, svg: Svg) -> str:
 
 def _e(text: object) -> str:
     """Any text from an item, escaped for HTML text and attribute values."""
-    return html.escape(str(text), quote=True)
+    return escape_html(str(text))
 
 
 def _s(look: Look, css: str) -> str:

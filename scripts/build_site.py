@@ -25,6 +25,8 @@ GEN = ROOT / "docs" / "assets" / "gen"
 NODE = ROOT / "node_modules"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 PYTHON_PACKAGES = ("ember", "labs", "hx")
+COURSE_FOLDER = "/home/pyodide/course"  # where the page's worker unpacks the course's Python (manifest.json)
+COURSE_CACHE = ROOT / ".cache" / "course"
 WHEEL_CACHE = ROOT / ".cache" / "wheels"
 COMPRESS_CACHE = ROOT / ".cache" / "compressed"
 OFFLINE_LIST = "offline.json"
@@ -42,7 +44,8 @@ def npm_install() -> None:
 def wheels() -> list[str]:
     """Copy the pinned pure-Python wheels for Pyodide's Python 3.14 next to the bundles (downloaded once)."""
     target = GEN / "wheels"
-    target.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(target, ignore_errors=True)  # a wheel dropped from the list leaves the site too
+    target.mkdir(parents=True)
     names = []
     for wheel in download_wheels(ROOT / "requirements-wheels.txt", WHEEL_CACHE):
         shutil.copy2(wheel, target / wheel.name)
@@ -62,10 +65,22 @@ def python_bundle() -> tuple[str, str]:
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
     name = f"py/course-{version}.zip"
-    with zipfile.ZipFile(GEN / name, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in files:
-            archive.write(path, path.relative_to(ROOT).as_posix())
+    cached = COURSE_CACHE / f"course-{version}-{pyodide_version()}.zip"
+    if not cached.exists():
+        COURSE_CACHE.mkdir(parents=True, exist_ok=True)
+        building = cached.with_suffix(".part")
+        with zipfile.ZipFile(building, "w", zipfile.ZIP_DEFLATED) as archive:
+            for path in files:
+                archive.write(path, path.relative_to(ROOT).as_posix())
+        run("node", "web/precompile.mjs", str(building), COURSE_FOLDER)  # adds the bytecode the page imports
+        building.replace(cached)
+    shutil.copy2(cached, GEN / name)
     return name, version
+
+
+def pyodide_version() -> str:
+    """The version of the vendored Pyodide (its npm package)."""
+    return str(json.loads((NODE / "pyodide" / "package.json").read_text())["version"])
 
 
 def vendor() -> None:
@@ -85,10 +100,11 @@ def vendor() -> None:
 
 
 def boot_manifest(bundle: str, version: str, wheel_names: list[str]) -> dict[str, object]:
-    """What the worker reads first: the course version, Pyodide's, and the files a boot downloads (with sizes)."""
-    pyodide = json.loads((NODE / "pyodide" / "package.json").read_text())["version"]
+    """What the worker reads first: the course version, Pyodide's, the files a boot downloads (with sizes),
+    and the folder the course's Python goes into (its bytecode was compiled there)."""
     downloads = [f"pyodide/{name}" for name in PYODIDE_FILES] + [f"wheels/{name}" for name in wheel_names] + [bundle]
-    return {"version": version, "pyodide": pyodide, "bundle": bundle, "wheels": wheel_names,
+    return {"version": version, "pyodide": pyodide_version(), "bundle": bundle, "folder": COURSE_FOLDER,
+            "wheels": wheel_names,
             "sizes": {path: (GEN / path).stat().st_size for path in downloads}}
 
 

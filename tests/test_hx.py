@@ -16,7 +16,7 @@ import pytest
 import hx
 from ember.scalar import Value
 from hx.dot import dot_string, record_text
-from hx.fmt import MISSING, fmt
+from hx.fmt import MISSING, escape_html, fmt
 
 T = TypeVar("T")
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -544,3 +544,23 @@ def test_local_derivatives_come_from_each_step_and_leave_the_grads_alone() -> No
     assert by_name[("x", "e", 0)] == "3" and by_name[("x", "c", 0)] == "1"
     assert w.grad == 5.0 and x.grad == 0.0
     assert 'label="3"' in hx.to_dot(c, edge_labels=labels)
+
+
+@pytest.mark.parametrize("text", ["", "plain", "a < b & c > d", "\"quoted\" and 'single'", "&amp; already",
+                                  "".join(map(chr, range(128))), "<script>alert('x')</script>", "é ∂ \u2028"])
+def test_escape_html_answers_what_html_escape_does(text: str) -> None:
+    import html
+
+    assert escape_html(text) == html.escape(text, quote=True)
+
+
+def test_importing_hx_leaves_graphviz_and_html_unimported() -> None:
+    """The page's worker imports hx on every cold start; graphviz waits for the first drawing."""
+    import subprocess
+
+    code = "import sys, hx, labs.render; print(sorted({'graphviz', 'html'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parent.parent).stdout
+    assert out.strip() == "[]"
+    digraph = hx.to_digraph(Value(2.0, label="x") * 3)
+    assert isinstance(digraph, graphviz.Digraph)

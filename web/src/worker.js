@@ -10,14 +10,14 @@ let pyodide = null;
 let session = null;
 let inputBuffer = null; // shared with the page when it is cross-origin isolated: input() can wait on it
 
-const COURSE_DIR = "/home/pyodide/course";
 const SNAPSHOT_FORMAT = 4; // change it when what runs before a snapshot changes
 const PROGRESS_MS = 100;
 
-// Run on every normal start: the course's Python on the path, the session's module imported.
-const IMPORT_COURSE = `
+// Run on every normal start: the course's Python (unpacked into the manifest's folder, where its
+// bytecode was compiled at build time) on the path, the session's module imported.
+const importCourse = (folder) => `
 import sys
-sys.path.insert(0, "/home/pyodide/course")
+sys.path.insert(0, ${JSON.stringify(folder)})
 import labs.session
 `;
 
@@ -87,9 +87,10 @@ async function boot({ interruptBuffer, inputBuffer: shared, snapshot = "use" }, 
     // boot's answer, before any request is handled (they are there for tracebacks and lazy imports).
     if (stored) setTimeout(() => unpackWheels(pyodide).catch(() => null));
     else await unpackWheels(pyodide);
-    pyodide.unpackArchive(await archive, "zip", { extractDir: COURSE_DIR });
+    const { folder } = await manifest;
+    pyodide.unpackArchive(await archive, "zip", { extractDir: folder });
     mark("files");
-    if (!stored) pyodide.runPython(IMPORT_COURSE);
+    if (!stored) pyodide.runPython(importCourse(folder));
     mark("imports");
     if (snapshot === "make") {
       pyodide.runPython(PREPARE_SNAPSHOT);
