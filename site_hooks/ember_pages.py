@@ -36,8 +36,11 @@ from labs.website import home_list, lessons_nav, page_header, page_link, write_c
 LESSONS_FOLDER = "lessons"  # docs/lessons/: the lesson pages
 HOME_LIST = re.compile(r'<div class="ember-home" data-part="(\d+)" markdown="0"></div>')
 PAGE_SCRIPT = "assets/gen/ember.js"
+FIRST_SCRIPT = "assets/gen/boot.js"  # written into each page's head (web/src/boot.js), not served as a file
+GEN_FOLDER = "assets/gen/"
 _urls: dict[str, str] = {}  # lesson id -> its page's address, from the site's root (on_files)
 _pages: dict[str, str] = {}  # lesson id -> its page's path under docs/ (on_config)
+_first_script = ""  # the text of FIRST_SCRIPT (on_files)
 
 
 def _course() -> Course:
@@ -79,6 +82,14 @@ def on_files(files: Any, config: Any) -> Any:
         found = files.get_file_from_path(src)
         if found is not None:
             _urls[lesson] = found.url
+    first = files.get_file_from_path(FIRST_SCRIPT)
+    if first is None:
+        raise PluginError(f"docs/{FIRST_SCRIPT} is missing: build the page code first (node web/build.mjs)")
+    global _first_script
+    _first_script = Path(first.abs_src_path).read_text(encoding="utf-8")
+    if re.search(r"</script|<!--", _first_script, re.IGNORECASE):
+        raise PluginError(f"docs/{FIRST_SCRIPT} cannot be written into a page: it holds '</script' or '<!--'")
+    files.remove(first)
     return files
 
 
@@ -146,16 +157,22 @@ def _home_list(part: int, from_url: str, where: str) -> str:
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
-    """Load the page script from the head, and name a lesson page's lesson there.
+    """Start the page with its first script, and load the rest of the page code from the head.
 
-    The script is small and async: on a lesson page it starts Python while the browser is still
-    reading the body, then loads the rest of the page code.
+    The first script comes right after the charset, before the style sheets: on a lesson page (named
+    by its data-lesson) it starts Python while the browser is still reading the page. The page code
+    (async) follows once the browser has it.
     """
+    gen = get_relative_url(GEN_FOLDER, page.url)
+    lesson_id = page.meta.get("lesson")
+    named = "" if lesson_id is None else f' data-lesson="{html.escape(str(lesson_id))}"'
+    first = f'<script data-gen="{html.escape(gen)}"{named}>{_first_script}</script>'
+    charset = re.search(r"<meta charset=[^>]*>", output)
+    if charset is None:
+        raise PluginError(f"{page.file.src_uri}: the theme's page has no <meta charset> to put the first script after")
+    output = output[:charset.end()] + first + output[charset.end():]
     script = get_relative_url(PAGE_SCRIPT, page.url)
     head = f'<script type="module" async src="{html.escape(script)}"></script>\n'
-    lesson_id = page.meta.get("lesson")
-    if lesson_id is not None:
-        head = f'<meta name="ember-lesson" content="{html.escape(lesson_id)}">\n' + head
     return _guard_theme_storage(output.replace("</head>", head + "</head>", 1))
 
 

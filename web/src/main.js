@@ -1,12 +1,11 @@
-// Page entry, loaded once per visit. It starts Python first (a lesson page names its lesson in its
-// head), then loads the rest of the page code. With instant navigation the theme swaps page content
-// without a reload, so this one worker serves every lesson of the visit.
+// Page entry, loaded once per visit. Python's runtime was made, and on a lesson page started, by the
+// script at the top of the head (boot.js); this loads the rest of the page code. With instant navigation
+// the theme swaps page content without a reload, so this one worker serves every lesson of the visit.
 import { startOffline } from "./offline.js";
-import { Runtime } from "./runtime.js";
 
-const runtime = new Runtime(new URL("worker.js", import.meta.url).href);
+const runtime = window.emberRuntime;
+if (!runtime) throw new Error("ember: the page's head lacks its first script (boot.js), so Python has no runtime");
 if (location.protocol !== "file:") startOffline(runtime);
-if (document.querySelector('meta[name="ember-lesson"]') && location.protocol !== "file:") runtime.start();
 
 async function attach() {
   const page = await import("./page.js");

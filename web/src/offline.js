@@ -6,22 +6,19 @@
 //
 // localStorage "ember:offline" = "off" leaves all of this out (tests that are not about it set it).
 
+import { optedOut, SNAPSHOT_FLAG } from "./visit.js";
+
 const ROOT = new URL("../../", import.meta.url); // .../assets/gen/ember.js -> the site's root
 const IDLE_MS = 1500; // how long Python must have been idle before the background work starts
 const RELOAD_FLAG = "ember:isolation-reload"; // in sessionStorage: the one reload for isolation was done
 const CONTROL_WAIT_MS = 10000;
-const SNAPSHOT_FLAG = "ember:snapshot"; // in localStorage: a snapshot was stored in this browser
 
 let indicator = null;
 let typed = false;
 
 /** Start everything; `runtime` is the page's Python. */
 export function startOffline(runtime) {
-  if (optedOut()) {
-    runtime.snapshot = "off";
-    return;
-  }
-  if (!localStorage.getItem(SNAPSHOT_FLAG)) runtime.snapshot = "none"; // a first visit: nothing to look for
+  if (optedOut()) return; // boot.js started Python with "off": no snapshot either
   if (!("serviceWorker" in navigator) || !window.isSecureContext) {
     whenIdle(runtime, ["ready"], () => snapshotOnce(runtime)); // IndexedDB works where service workers do not
     return;
@@ -55,14 +52,6 @@ export function startOffline(runtime) {
   whenIdle(runtime, ["off"], save);
   if (navigator.serviceWorker.controller) {
     navigator.serviceWorker.ready.then((registration) => registration.active?.postMessage({ type: "status" }));
-  }
-}
-
-function optedOut() {
-  try {
-    return localStorage.getItem("ember:offline") === "off";
-  } catch {
-    return true;
   }
 }
 
