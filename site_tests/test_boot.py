@@ -1,0 +1,74 @@
+"""Python's start on a lesson page: the worker is created before the browser has read any style sheet,
+and the course's Python is imported from bytecode built with the site, graphviz waiting for a drawing."""
+
+from __future__ import annotations
+
+import json
+import struct
+import zipfile
+from pathlib import PurePosixPath
+
+from playwright.sync_api import Page
+
+from .conftest import LESSON_10, SITE
+from .learner import BOOT_MS, START_WORKER
+
+# Each Worker the page creates, with how many style sheets the document had by then.
+RECORD_WORKERS = """
+window.__workers = [];
+const Original = window.Worker;
+window.Worker = class extends Original {
+  constructor(url, options) {
+    window.__workers.push([String(url).split("/").pop(), document.styleSheets.length]);
+    super(url, options);
+  }
+};
+"""
+
+# Run in the page's worker right after its start: the bytecode that the imports used, and what they left out.
+INSPECT = """
+import _imp, importlib.util, json, sys
+import hx.trace, labs.course, labs.session
+
+def header(module):
+    with open(module.__spec__.cached, "rb") as handle:
+        magic, flags = handle.read(4), int.from_bytes(handle.read(4), "little")
+    return magic == importlib.util.MAGIC_NUMBER, flags
+
+print(json.dumps({"headers": [header(m) for m in (hx.trace, labs.course, labs.session)],
+                  "checking": _imp.check_hash_based_pycs,
+                  "imported": sorted({"graphviz", "html"} & set(sys.modules))}))
+"""
+
+
+def test_a_lesson_page_creates_its_worker_before_reading_any_style_sheet(page: Page, base_url: str) -> None:
+    page.add_init_script(RECORD_WORKERS)
+    page.goto(base_url + LESSON_10)
+    page.wait_for_selector("html[data-python=ready]", state="attached", timeout=BOOT_MS)
+    workers = page.evaluate("window.__workers")
+    assert workers[0] == ["worker.js", 0], workers
+    assert page.evaluate("document.styleSheets.length") > 0  # they came after
+
+
+def test_the_course_archive_holds_unchecked_bytecode_for_every_module() -> None:
+    manifest = json.loads((SITE / "assets/gen/manifest.json").read_text())
+    with zipfile.ZipFile(SITE / "assets/gen" / manifest["bundle"]) as archive:
+        names = archive.namelist()
+        sources = [PurePosixPath(name) for name in names if name.endswith(".py")]
+        for source in sources:
+            compiled = [name for name in names
+                        if name.startswith(f"{source.parent}/__pycache__/{source.stem}.cpython-")]
+            assert len(compiled) == 1, (source, compiled)
+            flags = struct.unpack("<I", archive.read(compiled[0])[4:8])[0]
+            assert flags == 0b01, (compiled[0], flags)  # hash-based, never checked against the source
+    assert len(sources) > 50
+
+
+def test_the_worker_imports_the_shipped_bytecode_and_leaves_graphviz_for_later(page: Page, base_url: str) -> None:
+    page.goto(base_url)
+    page.evaluate(START_WORKER, {"interrupts": True})
+    answer = page.evaluate("(p) => ask('run', p)", {"page": "/", "lab": "L01", "pieces": {}, "code": INSPECT})
+    assert answer["error"] is None, answer["error"]
+    printed = "".join(item["text"] for item in answer["outputs"] if item["kind"] == "stdout")
+    found = json.loads(printed.strip().splitlines()[-1])
+    assert found == {"headers": [[True, 1]] * 3, "checking": "default", "imported": []}, found
