@@ -20,6 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # the build's own modu
 import build_notebook
 from buildkit import ROOT, download_wheels, python_files, run
 
+sys.path.insert(0, str(ROOT))  # labs/, for the lessons' parsed tables
+from labs.course import LESSONS_DIR, TABLES_FILE, parsed_tables
+
 SITE = ROOT / "site"
 GEN = ROOT / "docs" / "assets" / "gen"
 NODE = ROOT / "node_modules"
@@ -72,6 +75,8 @@ def python_bundle() -> tuple[str, str]:
         with zipfile.ZipFile(building, "w", zipfile.ZIP_DEFLATED) as archive:
             for path in files:
                 archive.write(path, path.relative_to(ROOT).as_posix())
+            lessons = LESSONS_DIR.relative_to(ROOT).as_posix()
+            archive.writestr(f"{lessons}/{TABLES_FILE}", parsed_tables())  # the worker reads these, not the TOML
         run("node", "web/precompile.mjs", str(building), COURSE_FOLDER)  # adds the bytecode the page imports
         building.replace(cached)
     shutil.copy2(cached, GEN / name)

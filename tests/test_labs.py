@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from labs.course import LESSONS_DIR, REFERENCE_DIR, CourseError, load_course
+from labs.course import LESSONS_DIR, REFERENCE_DIR, TABLES_FILE, CourseError, load_course, parsed_tables
 from labs.gaps import GapSyntaxError, fill_gaps, find_gaps
 from labs.learner import finished_pieces, module_sources, read_pieces
 from labs.pipeline import check_lesson
@@ -97,6 +97,24 @@ def copy_course(tmp_path: Path) -> tuple[Path, Path]:
     shutil.copytree(LESSONS_DIR, lessons)
     shutil.copytree(REFERENCE_DIR, reference)
     return lessons, reference
+
+
+def test_the_built_tables_are_read_only_for_the_toml_bytes_they_were_made_from(tmp_path: Path) -> None:
+    """The page's Python reads the lessons' TOML files as the build parsed them (TABLES_FILE); a file
+    changed since is parsed again."""
+    lessons, reference = copy_course(tmp_path)
+    (lessons / TABLES_FILE).write_text(parsed_tables(lessons))
+    assert load_course(lessons, reference).lessons == COURSE.lessons
+    tables = (lessons / TABLES_FILE).read_text()
+    marked = tables.replace('"title": "The order of blame"', '"title": "From the tables"', 1)
+    assert marked != tables
+    (lessons / TABLES_FILE).write_text(marked)
+    load_course.cache_clear()
+    assert load_course(lessons, reference).lesson("L10").title == "From the tables"  # read, not parsed
+    toml = lessons / "L10.toml"
+    toml.write_text(toml.read_text().replace('title = "The order of blame"', 'title = "From the TOML"', 1))
+    load_course.cache_clear()
+    assert load_course(lessons, reference).lesson("L10").title == "From the TOML"  # changed since: parsed
 
 
 @pytest.mark.parametrize("edit, problem", [
