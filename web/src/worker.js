@@ -9,6 +9,7 @@ const base = new URL("./", import.meta.url);
 let pyodide = null;
 let session = null;
 let inputBuffer = null; // shared with the page when it is cross-origin isolated: input() can wait on it
+let wheelsIn = Promise.resolve(); // settles once the wheels are unpacked, after the boot has answered
 
 const SNAPSHOT_FORMAT = 4; // change it when what runs before a snapshot changes
 const PROGRESS_MS = 100;
@@ -83,10 +84,14 @@ async function boot({ interruptBuffer, inputBuffer: shared, snapshot = "use" }, 
     const unpackWheels = async (python) => {
       for (const wheel of await wheels) python.unpackArchive(wheel, "wheel"); // into site-packages
     };
-    // From a snapshot, the wheels' modules are imported already: their files go in right after the
-    // boot's answer, before any request is handled (they are there for tracebacks and lazy imports).
-    if (stored) setTimeout(() => unpackWheels(pyodide).catch(() => null));
-    else await unpackWheels(pyodide);
+    // Nothing imports the wheels' modules on the way to ready (graphviz waits for the first drawing; from
+    // a snapshot they are imported already): their files go in right after the boot's answer, and every
+    // request waits for that.
+    if (snapshot === "make") await unpackWheels(pyodide);
+    else {
+      const python = pyodide;
+      wheelsIn = new Promise((resolve) => setTimeout(resolve)).then(() => unpackWheels(python)).catch(() => null);
+    }
     const { folder } = await manifest;
     pyodide.unpackArchive(await archive, "zip", { extractDir: folder });
     mark("files");
@@ -224,7 +229,8 @@ function watchThroughInterrupts(python, buffer) {
 }
 
 /** Hand a request to the Python session: JSON in, JSON out; live items go to the page at once. */
-const ask = (type) => (payload, id) => {
+const ask = (type) => async (payload, id) => {
+  await wheelsIn;
   const live = (text) => self.postMessage({ id, progress: JSON.parse(text) });
   return JSON.parse(session.handle(type, JSON.stringify(payload), live, type === REQUEST.RUN ? asker(id) : undefined));
 };
