@@ -13,6 +13,7 @@ import email.utils
 import functools
 import http.server
 import os
+import sys
 from pathlib import Path
 from typing import BinaryIO, ClassVar
 
@@ -91,10 +92,20 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             super().log_message(format, *args)
 
 
-def make_server(folder: Path, port: int, isolate: bool = True, quiet: bool = False) -> http.server.ThreadingHTTPServer:
+class SiteServer(http.server.ThreadingHTTPServer):
+    """A threading server that says nothing when a browser hangs up in the middle of an answer (a page
+    closed or left while its files were still coming); every other error is printed as usual."""
+
+    def handle_error(self, request: object, client_address: tuple[str, int]) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
+def make_server(folder: Path, port: int, isolate: bool = True, quiet: bool = False) -> SiteServer:
     """A server for ``folder`` on 127.0.0.1:``port`` (0 picks a free port)."""
     handler = functools.partial(type("SiteHandler", (Handler,), {"isolate": isolate}), directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    server = SiteServer(("127.0.0.1", port), handler)
     server.quiet = quiet  # type: ignore[attr-defined]
     return server
 

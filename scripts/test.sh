@@ -9,5 +9,5 @@ bash scripts/setup-chromium.sh
 .venv/bin/python scripts/build_site.py
 echo "== ruff"
 .venv/bin/ruff check .
-echo "== pytest (CPython tests, then browser tests)"
-.venv/bin/python -m pytest "$@"
+echo "== pytest (browser tests and CPython tests, in three processes: most of a browser test is waiting)"
+.venv/bin/python -m pytest -n 3 --dist loadgroup --durations=10 "$@"

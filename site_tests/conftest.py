@@ -29,9 +29,31 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 LESSON_10 = "lessons/10-order-of-blame/"
 
 
+_main_server: Server | None = None  # the isolated site on its built port, served by pytest's main process
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    """Serve the isolated site once for the whole run, from the main process: with pytest-xdist, every
+    worker process uses the same server (only one can listen on the port the site was built for)."""
+    global _main_server
     if not (SITE / "index.html").exists():
         raise pytest.UsageError("site/ is not built: run `bash scripts/test.sh` (it builds the site first)")
+    if not hasattr(config, "workerinput"):
+        _main_server = Server(SITE, isolate=True, port=built_for_port())
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _main_server is not None:
+        _main_server.stop()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Long browser tests first, then the other browser tests, then the rest: with several processes, the
+    long ones start at once instead of making the others wait for them at the end."""
+    def order(item: pytest.Item) -> int:
+        in_browser = Path(str(item.path)).is_relative_to(Path(__file__).parent)
+        return 0 if item.get_closest_marker("long") else 1 if in_browser else 2
+    items.sort(key=order)  # stable: the collection's order within each group
 
 
 def built_for_port() -> int:
@@ -70,9 +92,9 @@ def serve(isolate: bool, port: int = 0) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def base_url() -> Iterator[str]:
+def base_url() -> str:
     """The site with cross-origin isolation headers (Stop interrupts in place), on the port it was built for."""
-    yield from serve(isolate=True, port=built_for_port())
+    return f"http://127.0.0.1:{built_for_port()}/"
 
 
 @pytest.fixture(scope="session")

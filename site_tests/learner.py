@@ -169,6 +169,12 @@ def cell(page: Page, index: int) -> Locator:
     return page.locator(".ember-cell").nth(index)
 
 
+def wait_for_cells(page: Page) -> None:
+    """Wait until every example cell has its editor: they are built after the lab, and each one moves
+    what is below it, so a click aimed before then can land on something else."""
+    expect(page.locator(".ember-cell .cm-editor")).to_have_count(page.locator(".ember-cell").count(), timeout=RUN_MS)
+
+
 def run_cell(page: Page, index: int) -> Locator:
     """Run one example cell and wait for it to finish; answer its output area."""
     box = cell(page, index)

@@ -246,6 +246,7 @@ def page_width(page: Page) -> tuple[int, int]:
 SCHEMES = ["light", "dark"] if os.environ.get("EMBER_SCREENSHOTS") else ["dark"]
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_no_page_is_wider_than_a_phone_after_running_every_cell(browser: Browser, watch: Watch, base_url: str,
                                                                   scheme: str) -> None:

@@ -122,6 +122,7 @@ def open_notebook(page: Page, context: BrowserContext) -> Page:
     return notebook
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("headers", ["isolated", "plain"])
 def test_lesson_10_opens_as_a_notebook_on_the_learners_own_backward_and_comes_back(
     page: Page, context: BrowserContext, request: pytest.FixtureRequest, headers: str,
@@ -294,6 +295,7 @@ def test_a_notebook_file_with_a_lost_marker_gives_nothing_back_and_says_why(page
 OTHER_HOST = "ember.test"  # resolved to 127.0.0.1 by the browser itself: plain HTTP, not a secure context
 
 
+@pytest.mark.long
 def test_on_plain_http_from_another_address_the_kernel_reads_the_learners_files_from_storage(playwright) -> None:
     from .conftest import CHROMIUM, FLAGS, SITE, Server
 
@@ -336,6 +338,7 @@ def test_on_plain_http_from_another_address_the_kernel_reads_the_learners_files_
     assert not missing, f"404s: {missing}"
 
 
+@pytest.mark.long
 def test_lesson_18_opens_as_a_notebook_with_the_data_and_its_checks_pass(page: Page, context: BrowserContext,
                                                                            base_url: str) -> None:
     """Part III in the notebook: the names data reaches the kernel, the checks pass, a heat map draws."""

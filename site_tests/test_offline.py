@@ -170,6 +170,7 @@ def test_without_headers_the_page_becomes_isolated_and_stop_interrupts(offline_c
     assert page.evaluate("performance.timeOrigin") == origin  # isolated at once: no reload of its own
 
 
+@pytest.mark.long
 def test_a_damaged_snapshot_falls_back_to_a_normal_start(offline_context: BrowserContext, watch: Watch,
                                                          server: Server) -> None:
     page = learner_page(offline_context, watch)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -12,12 +13,21 @@ from labs.learner import forget_ember
 from labs.session import Session
 
 
+@contextmanager
+def learner_session(folder: Path) -> Iterator[Session]:
+    """A browser-side session whose learner package lives in ``folder``; sys.path and ember's modules are put back."""
+    path = list(sys.path)
+    modules = {name: module for name, module in sys.modules.items() if name == "ember" or name.startswith("ember.")}
+    try:
+        yield Session(folder)
+    finally:
+        sys.path[:] = path
+        forget_ember()
+        sys.modules.update(modules)
+
+
 @pytest.fixture
 def session(tmp_path: Path) -> Iterator[Session]:
     """A browser-side session whose learner package lives in tmp_path; sys.path and ember's modules are put back."""
-    path = list(sys.path)
-    modules = {name: module for name, module in sys.modules.items() if name == "ember" or name.startswith("ember.")}
-    yield Session(tmp_path)
-    sys.path[:] = path
-    forget_ember()
-    sys.modules.update(modules)
+    with learner_session(tmp_path) as opened:
+        yield opened

@@ -6,8 +6,9 @@ import re
 
 import pytest
 
-from labs.session import Session
-from tests.test_part2_pages import PAGES, position, run_cells, text_of
+from tests.test_part2_pages import PAGES, page_outputs, position, text_of
+
+pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
 
 @pytest.mark.parametrize("question, reveal", [
@@ -20,8 +21,8 @@ def test_a_prediction_comes_before_the_cell_that_shows_the_answer(question: str,
     assert position("L14", f"```ember-question\n{question}\n```") < position("L14", reveal)
 
 
-def test_the_values_and_the_tensors_agree_and_the_tensor_graph_is_far_smaller(session: Session) -> None:
-    outputs = run_cells(session, "L14")
+def test_the_values_and_the_tensors_agree_and_the_tensor_graph_is_far_smaller() -> None:
+    outputs = page_outputs("L14")
     printed = text_of(outputs[0])
     losses = re.search(r"loss: ([\d.]+) with Values, ([\d.]+) with tensors", printed)
     assert losses and losses.group(1) == losses.group(2)
@@ -33,9 +34,9 @@ def test_the_values_and_the_tensors_agree_and_the_tensor_graph_is_far_smaller(se
     assert 1000 < value_nodes < 10_000 and tensor_nodes < value_nodes / 50  # "a few thousand" against a handful
 
 
-def test_each_row_of_the_gradient_is_negative_exactly_where_a_byte_followed(session: Session) -> None:
+def test_each_row_of_the_gradient_is_negative_exactly_where_a_byte_followed() -> None:
     """The prose: negative where a byte really followed, a little positive elsewhere; row m has two negatives."""
-    outputs = run_cells(session, "L14")
+    outputs = page_outputs("L14")
     (heat,) = [item for item in outputs[-1] if item["kind"] == "tensor"]
     followed = {"e": {"m"}, "m": {"m", "a"}, "a": {"⏎"}, "⏎": {"o"}, "o": {"l"}, "l": {"i"}, "i": {"v"}}
     assert sorted(heat["row_labels"]) == sorted(followed)

@@ -12,8 +12,9 @@ import pytest
 from labs.course import load_course
 from labs.learner import finished_pieces, module_sources
 from labs.pipeline import check_lesson
-from labs.session import Session
-from tests.test_part2_pages import PAGES, position, run_cells, text_of
+from tests.test_part2_pages import PAGES, page_outputs, position, text_of
+
+pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
 COURSE = load_course()
 TEXT = PAGES["L15"].read_text()
@@ -43,8 +44,8 @@ def test_the_page_opens_with_a_question_from_an_earlier_lesson_before_any_cell()
     assert first.start() < TEXT.index("```ember-cell")
 
 
-def test_what_the_page_says_is_what_its_cells_print(session: Session) -> None:
-    outputs = run_cells(session, "L15")
+def test_what_the_page_says_is_what_its_cells_print() -> None:
+    outputs = page_outputs("L15")
     shares = cell_printing(outputs, "a.grad:")
     assert "b.grad: [3.0, 3.0, 3.0, 3.0]" in shares  # the answer of L15.grad_of_b
     weighted = cell_printing(outputs, "w summed over rows:")

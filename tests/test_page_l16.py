@@ -7,8 +7,9 @@ import re
 import pytest
 
 from labs.course import load_course
-from labs.session import Session
-from tests.test_part2_pages import PAGES, run_cells, text_of
+from tests.test_part2_pages import PAGES, page_outputs, text_of
+
+pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
 COURSE = load_course()
 TEXT = PAGES["L16"].read_text()
@@ -51,8 +52,8 @@ def test_the_retrieval_question_comes_first() -> None:
     assert first.start() < TEXT.index("```ember-cell")
 
 
-def test_the_page_says_what_its_runs_show(session: Session) -> None:
-    outputs = run_cells(session, "L16")
+def test_the_page_says_what_its_runs_show() -> None:
+    outputs = page_outputs("L16")
     printed = "".join(text_of(o) for o in outputs)
     # the two products the prose derives are what the Values give, and the rows the one-hot product picks
     assert "A.grad == G @ Bᵀ: True" in printed and "B.grad == Aᵀ @ G: True" in printed

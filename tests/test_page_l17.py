@@ -12,8 +12,9 @@ from ember.tensor import Tensor
 from labs.course import load_course
 from labs.learner import finished_pieces, module_sources
 from labs.pipeline import check_lesson
-from labs.session import Session
-from tests.test_part2_pages import PAGES, position, run_cells, text_of
+from tests.test_part2_pages import PAGES, page_outputs, position, text_of
+
+pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
 COURSE = load_course()
 
@@ -58,8 +59,8 @@ def test_no_heading_gives_a_prediction_away() -> None:
     assert not [h for h in headings if "overflow" in h or "same" in h or "onehot" in h or "one-hot" in h]
 
 
-def test_the_pages_words_match_what_its_cells_print_and_draw(session: Session) -> None:
-    outputs = run_cells(session, "L17")
+def test_the_pages_words_match_what_its_cells_print_and_draw() -> None:
+    outputs = page_outputs("L17")
     # cell 1: the third row has the smallest loss and the last the largest, as the prose says
     losses = [float(line.rsplit("= ", 1)[1]) for line in text_of(outputs[0]).splitlines()]
     assert losses.index(min(losses)) == 2 and losses.index(max(losses)) == 3

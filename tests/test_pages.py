@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
 
 from labs.course import load_course
-from labs.learner import finished_pieces
-from labs.session import Session
+
+pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = sorted((ROOT / "docs" / "lessons").glob("*.md"))
@@ -31,16 +30,12 @@ def fences(page: Path, kind: str) -> list[str]:
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
-def test_every_example_cell_runs_on_the_finished_pieces_of_its_lesson(page: Path, session: Session) -> None:
-    lesson = lesson_of(page)
-    pieces = finished_pieces(COURSE, COURSE.lesson(lesson).number)
-    cells = fences(page, "ember-cell")
-    assert cells, f"{page.name} has no example cell"
-    for number, code in enumerate(cells, start=1):
-        payload = {"page": page.name, "lab": lesson, "pieces": pieces, "code": code}
-        result = json.loads(session.handle("run", json.dumps(payload)))
-        assert result["error"] is None, f"cell {number} of {page.name}: {result['error']}"
-        assert result["outputs"], f"cell {number} of {page.name} shows nothing"
+def test_every_example_cell_runs_on_the_finished_pieces_of_its_lesson(page: Path) -> None:
+    from tests.test_part2_pages import page_outputs  # that module imports this one
+
+    assert fences(page, "ember-cell"), f"{page.name} has no example cell"
+    for number, outputs in enumerate(page_outputs(lesson_of(page)), start=1):  # a cell's error fails the run
+        assert outputs, f"cell {number} of {page.name} shows nothing"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])

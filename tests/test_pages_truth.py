@@ -16,8 +16,9 @@ import hx
 from ember.scalar import Value
 from labs.course import load_course
 from labs.render import item_html
-from labs.session import Session
-from tests.test_part2_pages import KAHN, PAGES, run_cells, text_of
+from tests.test_part2_pages import KAHN, PAGES, page_outputs, text_of
+
+pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
 COURSE = load_course()
 
@@ -128,11 +129,11 @@ COINCIDENCES = {
 
 
 @pytest.mark.parametrize("lesson", sorted(PAGES))
-def test_no_cell_prints_a_predictions_number_above_it(lesson: str, session: Session) -> None:
+def test_no_cell_prints_a_predictions_number_above_it(lesson: str) -> None:
     """Run the page top to bottom; a number in a question's right answer is not printed before it."""
     text = PAGES[lesson].read_text()
     cells = [m.start() for m in re.finditer(r"^```ember-cell", text, re.MULTILINE)]
-    outputs = [text_of(o) for o in run_cells(session, lesson)]
+    outputs = [text_of(o) for o in page_outputs(lesson)]
     for question in COURSE.lesson(lesson).questions:
         at = question_at(lesson, f"{lesson}.{question.id}")
         printed = "".join(out for start, out in zip(cells, outputs) if start < at)
@@ -143,8 +144,8 @@ def test_no_cell_prints_a_predictions_number_above_it(lesson: str, session: Sess
                 pytest.fail(f"{lesson}.{question.id}: its answer's {number} is printed above it: {printed!r}")
 
 
-def test_lesson_04s_cost_question_counts_the_calls_its_cell_prints(session: Session) -> None:
-    printed = "".join(text_of(o) for o in run_cells(session, "L04"))
+def test_lesson_04s_cost_question_counts_the_calls_its_cell_prints() -> None:
+    printed = "".join(text_of(o) for o in page_outputs("L04"))
     calls = re.search(r"65,536 weights would need ([\d,]+) calls", printed)
     assert calls and calls.group(1) == f"{2 * 65_536:,}"
     (question,) = [q for q in COURSE.lesson("L04").questions if q.id == "vjp_cost"]
@@ -153,8 +154,8 @@ def test_lesson_04s_cost_question_counts_the_calls_its_cell_prints(session: Sess
     assert calls.group(1) in question.explain and "directions" not in answer
 
 
-def test_lesson_10s_breadth_first_order_is_the_one_its_cell_runs(session: Session) -> None:
-    printed = text_of(run_cells(session, "L10")[0])
+def test_lesson_10s_breadth_first_order_is_the_one_its_cell_runs() -> None:
+    printed = text_of(page_outputs("L10")[0])
     ran = re.search(r"steps run in this order: (.*)", printed)
     assert ran
     named = [name for name in ran.group(1).split(", ") if not name.startswith("the constant")]
@@ -164,8 +165,8 @@ def test_lesson_10s_breadth_first_order_is_the_one_its_cell_runs(session: Sessio
     assert "c, x, d, e, w" not in PAGES["L10"].read_text() + "".join(o.text for o in question.options)
 
 
-def test_lesson_03_says_where_the_gradient_arrows_point_as_the_run_draws_them(session: Session) -> None:
-    (field,) = [item for o in run_cells(session, "L03") for item in o if item["kind"] == "field"]
+def test_lesson_03_says_where_the_gradient_arrows_point_as_the_run_draws_them() -> None:
+    (field,) = [item for o in page_outputs("L03") for item in o if item["kind"] == "field"]
     far_left = [arrow for arrow in field["arrows"] if arrow[0] < -0.75]
     between = [arrow for arrow in field["arrows"] if -0.7 < arrow[0] < 0.7]
     assert far_left and all(dx < 0 for _, _, dx, _ in far_left)  # away from the hill, on the right

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import tempfile
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,7 +17,10 @@ from labs.display import reference_numbers
 from labs.learner import finished_pieces, module_sources
 from labs.pipeline import check_lesson
 from labs.session import Session
+from tests.conftest import learner_session
 from tests.test_pages import fences, lesson_of
+
+pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
 COURSE = load_course()
 
@@ -79,12 +84,21 @@ def run_cells(session: Session, lesson: str) -> list[list[dict]]:
     page = PAGES[lesson]
     pieces = finished_pieces(COURSE, COURSE.lesson(lesson).number)
     outputs = []
-    for code in fences(page, "ember-cell"):
+    for number, code in enumerate(fences(page, "ember-cell"), start=1):
         result = json.loads(session.handle("run", json.dumps({"page": page.name, "lab": lesson, "pieces": pieces,
                                                               "code": code})))
-        assert result["error"] is None, result["error"]
+        assert result["error"] is None, f"cell {number} of {page.name}: {result['error']}"
         outputs.append(result["outputs"])
     return outputs
+
+
+@functools.cache
+def page_outputs(lesson: str) -> tuple[list[dict], ...]:
+    """run_cells on a session of its own, once per process: every test of a page's words reads the same run.
+    The modules whose tests read it are one xdist group, so that they share it when the tests run in
+    several processes."""
+    with tempfile.TemporaryDirectory(prefix="ember-page-") as folder, learner_session(Path(folder)) as session:
+        return tuple(run_cells(session, lesson))
 
 
 def text_of(outputs: list[dict]) -> str:
@@ -118,13 +132,13 @@ def test_a_lesson_opens_with_a_retrieval_question_before_any_cell(lesson: str) -
 
 
 @pytest.mark.parametrize("lesson", sorted(PAGES))
-def test_every_page_draws_something_by_running_code(lesson: str, session: Session) -> None:
-    kinds = {item["kind"] for outputs in run_cells(session, lesson) for item in outputs}
+def test_every_page_draws_something_by_running_code(lesson: str) -> None:
+    kinds = {item["kind"] for outputs in page_outputs(lesson) for item in outputs}
     assert kinds - {"stdout", "stderr"}, kinds
 
 
-def test_lesson_10s_numbers_come_from_its_cells(session: Session) -> None:
-    outputs = run_cells(session, "L10")
+def test_lesson_10s_numbers_come_from_its_cells() -> None:
+    outputs = page_outputs("L10")
     text = PAGES["L10"].read_text()
     assert "100 additions: 201 nodes in order" in text_of(outputs[1]) and "201 nodes" in text
     assert "RecursionError" in text_of(outputs[1])
@@ -138,8 +152,8 @@ def test_lesson_10s_numbers_come_from_its_cells(session: Session) -> None:
     assert "collects 1 from `c` and 6 through `e`, 7 in all" in text and "= 14\\) from each" in text
 
 
-def test_lesson_13s_edge_counts_are_the_ones_its_cells_and_pytorch_give(session: Session) -> None:
-    outputs = run_cells(session, "L13")
+def test_lesson_13s_edge_counts_are_the_ones_its_cells_and_pytorch_give() -> None:
+    outputs = page_outputs("L13")
     printed = "".join(text_of(o) for o in outputs)
     ember = re.search(r"fused: \d+ nodes, (\d+) backward edges\nspelled out: \d+ nodes, (\d+) backward edges", printed)
     assert ember, printed
@@ -154,8 +168,8 @@ def test_lesson_13s_edge_counts_are_the_ones_its_cells_and_pytorch_give(session:
     assert pair and any(e["output"] == "1/d" for e in pair[0]["cards"][1]["trace"]["edges"])
 
 
-def test_lesson_08_shows_all_eight_nodes_next_to_pytorch(session: Session) -> None:
-    outputs = run_cells(session, "L08")
+def test_lesson_08_shows_all_eight_nodes_next_to_pytorch() -> None:
+    outputs = page_outputs("L08")
     tables = [item for o in outputs for item in o if item["kind"] == "table"]
     (ledger,) = [item for item in tables if item["title"] == "Every node, next to PyTorch"]
     assert [row[0] for row in ledger["rows"]] == ["w", "x", "b", "y", "m", "a", "e", "L"]

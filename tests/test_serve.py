@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import gzip
 import http.client
+import socket
+import struct
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -97,3 +100,16 @@ def test_the_offline_listing_has_every_file_but_copies_maps_and_itself(folder: P
     assert listing["files"][0]["size"] == len(SCRIPT)
     (folder / "plain.txt").write_text("changed\n")
     assert offline_listing(folder)["version"] != listing["version"]  # any change makes a new version
+
+
+def test_a_browser_hanging_up_mid_answer_is_not_reported_and_the_server_goes_on(
+        folder: Path, server: int, capfd: pytest.CaptureFixture[str]) -> None:
+    (folder / "big.bin").write_bytes(bytes(8 << 20))  # more than the socket buffers hold
+    for _ in range(3):
+        with socket.create_connection(("127.0.0.1", server)) as hanging_up:
+            hanging_up.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # reset, not close
+            hanging_up.sendall(b"GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            hanging_up.recv(1024)
+    assert get(server, "/plain.txt")[0] == 200
+    time.sleep(0.5)  # the handler threads meet the reset while writing
+    assert "Traceback" not in capfd.readouterr().err
