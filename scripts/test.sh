@@ -9,5 +9,5 @@ bash scripts/setup-chromium.sh
 .venv/bin/python scripts/build_site.py
 echo "== ruff"
 .venv/bin/ruff check .
-echo "== pytest (browser tests and CPython tests, in three processes: most of a browser test is waiting)"
-.venv/bin/python -m pytest -n 3 --dist loadgroup --durations=10 "$@"
+echo "== pytest (CPython tests, then browser tests; add -n 3 to run them in three processes)"
+.venv/bin/python -m pytest --dist loadgroup --durations=10 "$@"

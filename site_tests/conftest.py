@@ -47,9 +47,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         _main_server.stop()
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Long browser tests first, then the other browser tests, then the rest: with several processes, the
-    long ones start at once instead of making the others wait for them at the end."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In several processes (pytest -n N): long browser tests first, then the other browser tests, then
+    the rest, so that the long ones start at once instead of making the others wait for them at the end."""
+    if not config.pluginmanager.hasplugin("xdist") or not config.getoption("numprocesses", None):
+        return
+
     def order(item: pytest.Item) -> int:
         in_browser = Path(str(item.path)).is_relative_to(Path(__file__).parent)
         return 0 if item.get_closest_marker("long") else 1 if in_browser else 2

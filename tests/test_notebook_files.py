@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import shutil
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -17,6 +20,8 @@ from labs.learner import Work, build_modules, edited_gaps, exact_texts, finished
 from labs.notebook_files import SCRATCH_LINE, notebook_contents
 from labs.pages import example_cells, lesson_pages
 from labs.session import Session
+
+T = TypeVar("T")
 
 COURSE = load_course()
 PAGES = lesson_pages()
@@ -127,12 +132,19 @@ def write_drive(folder: Path, exact: dict[str, str]) -> None:
         (folder / "ember" / name).write_text(module.source, encoding="utf-8")
 
 
+def run_alone(coroutine: Coroutine[Any, Any, T]) -> T:
+    """asyncio.run in a thread of its own: a browser test that ran earlier in this process leaves
+    Playwright's event loop running in this thread until the session ends."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def test_the_notebook_finds_the_engine_in_its_drive_and_checks_it_as_the_terminal_does(tmp_path: Path, capsys) -> None:
     write_drive(tmp_path, {})
     here = Path.cwd()
     os.chdir(tmp_path)
     try:
-        folder, origin = asyncio.run(notebook.find_engine())
+        folder, origin = run_alone(notebook.find_engine())
     finally:
         os.chdir(here)
     assert folder == tmp_path and "drive" in origin
@@ -176,7 +188,7 @@ def test_without_a_drive_or_a_stored_copy_the_first_cell_says_where_to_open_it(t
     monkeypatch.setattr(notebook, "_stored_files", nothing_stored)
     monkeypatch.chdir(tmp_path)  # a working folder with no ember/ in it: no drive
     with pytest.raises(RuntimeError, match="Open as notebook button"):
-        asyncio.run(notebook.find_engine())
+        run_alone(notebook.find_engine())
 
 
 def test_a_graph_drawn_before_the_first_cell_asks_for_it() -> None:

@@ -89,6 +89,7 @@ async function boot({ interruptBuffer, inputBuffer: shared, snapshot = "use" }, 
     // request waits for that.
     if (snapshot === "make") await unpackWheels(pyodide);
     else {
+      await wheels.catch(() => null); // downloaded (they came alongside Pyodide's files): the meter is done
       const python = pyodide;
       wheelsIn = new Promise((resolve) => setTimeout(resolve)).then(() => unpackWheels(python)).catch(() => null);
     }
@@ -158,8 +159,9 @@ function meterDownloads(manifest, tell) {
   const counted = new Map(); // url -> bytes so far
   let sizes = null;
   let told = 0;
+  let stopped = false;
   const report = (force) => {
-    if (!sizes || (!force && performance.now() - told < PROGRESS_MS)) return;
+    if (stopped || !sizes || (!force && performance.now() - told < PROGRESS_MS)) return;
     told = performance.now();
     const total = sizes.reduce((sum, [, size]) => sum + size, 0);
     const loaded = sizes.reduce((sum, [url, size]) => sum + Math.min(counted.get(url) || 0, size), 0);
@@ -187,7 +189,10 @@ function meterDownloads(manifest, tell) {
     }
     return response;
   };
-  return () => { self.fetch = plain; };
+  return () => { // nothing is reported after the boot's answer
+    stopped = true;
+    self.fetch = plain;
+  };
 }
 
 /** input() for the request ``id``: ask the page and block until it answers; undefined when cancelled. */
