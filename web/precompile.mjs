@@ -16,9 +16,10 @@ if (!archivePath || !folder) {
   process.exit(2);
 }
 
+const archive = new Uint8Array(readFileSync(archivePath));
 const pyodide = await loadPyodide();
-pyodide.unpackArchive(new Uint8Array(readFileSync(archivePath)), "zip", { extractDir: folder });
-pyodide.FS.writeFile("/tmp/course.zip", new Uint8Array(readFileSync(archivePath)));
+pyodide.unpackArchive(archive, "zip", { extractDir: folder });
+pyodide.FS.writeFile("/tmp/course.zip", archive);
 pyodide.globals.set("folder", folder);
 const compiled = pyodide.runPython(`
 import compileall, py_compile, zipfile
