@@ -6,7 +6,7 @@ import json
 import re
 import textwrap
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
 from labs.course import load_course
 from labs.learner import finished_pieces
@@ -113,3 +113,29 @@ def test_the_closing_box_keeps_previous_and_next_apart(page: Page, base_url: str
     links = wait_for_lab(page).locator(".ember-closing .ember-links li")
     expect(links).to_have_count(1)
     expect(links.first).to_contain_text("Next: The chain rule")
+
+
+# The longest words each header indicator shows: while Python downloads, and while the course is saved.
+LONGEST_BADGES = {"#ember-python": "Python: downloading 12.3 of 12.3 MB…", "#ember-offline": "Saving for offline: 100%"}
+
+
+def test_the_headers_indicators_fit_a_phone_with_their_longest_words(offline_context: BrowserContext,
+                                                                     base_url: str) -> None:
+    """On a 390 px phone, Python's badge and the offline indicator fit in the header beside its buttons,
+    whatever they say, in light and dark."""
+    page = offline_context.new_page()
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(base_url + LESSON_10)
+    expect(page.locator("#ember-offline")).not_to_be_empty(timeout=60_000)
+    header = page.locator(".md-header")
+    height = header.bounding_box()["height"]
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        for selector, words in LONGEST_BADGES.items():
+            page.locator(selector).evaluate("(badge, words) => { badge.textContent = words; }", words)
+        width, window = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
+        assert width <= window, f"{scheme}: the page is {width} px wide in a {window} px window"
+        assert header.bounding_box()["height"] == height, scheme
+        for selector in LONGEST_BADGES:
+            box = page.locator(selector).bounding_box()
+            assert box["x"] >= 0 and box["x"] + box["width"] <= window, (scheme, selector, box)
