@@ -68,11 +68,13 @@ def python_bundle() -> tuple[str, str]:
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
     name = f"py/course-{version}.zip"
-    cached = COURSE_CACHE / f"course-{version}-{pyodide_version()}.zip"
+    cached = COURSE_CACHE / f"course-{version}-{pyodide_version()}-stored.zip"
     if not cached.exists():
         COURSE_CACHE.mkdir(parents=True, exist_ok=True)
         building = cached.with_suffix(".part")
-        with zipfile.ZipFile(building, "w", zipfile.ZIP_DEFLATED) as archive:
+        # Stored, not deflated: the worker writes its files with no inflating (web/src/unzip.js), and the
+        # host's compression of the whole file (a precompressed copy here) makes it smaller than deflate would.
+        with zipfile.ZipFile(building, "w", zipfile.ZIP_STORED) as archive:
             for path in files:
                 archive.write(path, path.relative_to(ROOT).as_posix())
             lessons = LESSONS_DIR.relative_to(ROOT).as_posix()

@@ -4,6 +4,7 @@ and the course's Python is imported from bytecode built with the site, graphviz 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import struct
 import zipfile
@@ -75,3 +76,33 @@ def test_the_worker_imports_the_shipped_bytecode_and_leaves_graphviz_for_later(p
     printed = "".join(item["text"] for item in answer["outputs"] if item["kind"] == "stdout")
     found = json.loads(printed.strip().splitlines()[-1])
     assert found == {"headers": [[True, 1]] * 3, "checking": "default", "imported": [], "graphviz": "0.21"}, found
+
+
+# Run in the page's worker: the sha256 of every file in the folder the course's archive was written into.
+DIGESTS = """
+import hashlib, json, pathlib
+folder = pathlib.Path({folder!r})
+print(json.dumps({{path.relative_to(folder).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+                  for path in folder.rglob("*") if path.is_file()}}))
+"""
+
+
+def test_the_worker_writes_every_file_of_the_stored_course_archive_byte_for_byte(page: Page, base_url: str) -> None:
+    """The worker writes the archive's files itself (web/src/unzip.js), which reads stored entries only;
+    the host's compression of the whole archive (its .br copy here) makes up for storing."""
+    manifest = json.loads((SITE / "assets/gen/manifest.json").read_text())
+    bundle = SITE / "assets/gen" / manifest["bundle"]
+    with zipfile.ZipFile(bundle) as archive:
+        files = [info for info in archive.infolist() if not info.is_dir()]
+        assert {info.compress_type for info in files} == {zipfile.ZIP_STORED}
+        expected = {info.filename: hashlib.sha256(archive.read(info)).hexdigest() for info in files}
+    assert bundle.with_name(bundle.name + ".br").stat().st_size < bundle.stat().st_size / 2
+    page.goto(base_url)
+    page.evaluate(START_WORKER, {"interrupts": True})
+    code = DIGESTS.format(folder=manifest["folder"])
+    answer = page.evaluate("(p) => ask('run', p)", {"page": "/", "lab": "L01", "pieces": {}, "code": code})
+    assert answer["error"] is None, answer["error"]
+    printed = "".join(item["text"] for item in answer["outputs"] if item["kind"] == "stdout")
+    written = json.loads(printed.strip().splitlines()[-1])
+    assert len(expected) > 100
+    assert {name: written.get(name) for name in expected} == expected

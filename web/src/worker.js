@@ -4,6 +4,7 @@ import { loadPyodide } from "./pyodide/pyodide.mjs";
 
 import { INPUT, REQUEST } from "./protocol.js";
 import { dropSnapshot, readSnapshot, storedKey, writeSnapshot } from "./snapshot.js";
+import { unpackZip } from "./unzip.js";
 
 const base = new URL("./", import.meta.url);
 let pyodide = null;
@@ -94,7 +95,7 @@ async function boot({ interruptBuffer, inputBuffer: shared, snapshot = "use" }, 
       wheelsIn = new Promise((resolve) => setTimeout(resolve)).then(() => unpackWheels(python)).catch(() => null);
     }
     const { folder } = await manifest;
-    pyodide.unpackArchive(await archive, "zip", { extractDir: folder });
+    unpackZip(pyodide.FS, new Uint8Array(await archive), folder);
     mark("files");
     if (!stored) pyodide.runPython(importCourse(folder));
     mark("imports");
