@@ -33,23 +33,26 @@ COURSE = load_course()
 # Flip bytes in the middle of the stored snapshot (its header stays valid: the damage shows only
 # when Python runs on that memory). Answers the snapshot's size, or 0 if there was none.
 DAMAGE_SNAPSHOT = """
-() => new Promise((resolve, reject) => {
-  const opening = indexedDB.open("ember-python:/", 1);
-  opening.onerror = () => reject(opening.error);
-  opening.onsuccess = () => {
-    const tx = opening.result.transaction("snapshots", "readwrite");
-    const store = tx.objectStore("snapshots");
-    const read = store.get("current");
-    read.onsuccess = () => {
-      const entry = read.result;
-      if (!entry) return resolve(0);
-      const bytes = new Uint8Array(entry.bytes);
-      for (let i = 4096; i < bytes.length; i += 509) bytes[i] ^= 0x5a;
-      store.put(entry, "current");
-      tx.oncomplete = () => resolve(bytes.length);
-    };
-  };
-})
+async () => {
+  const db = await new Promise((resolve, reject) => {
+    const opening = indexedDB.open("ember-python:/", 1);
+    opening.onsuccess = () => resolve(opening.result);
+    opening.onerror = () => reject(opening.error);
+  });
+  const done = (tx, request) => new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve(request.result);
+    tx.onerror = () => reject(tx.error);
+  });
+  const reading = db.transaction("snapshots");
+  const entry = await done(reading, reading.objectStore("snapshots").get("current"));
+  if (!entry) return 0;
+  const bytes = new Uint8Array(await entry.bytes.arrayBuffer());  // stored as a Blob
+  for (let i = 4096; i < bytes.length; i += 509) bytes[i] ^= 0x5a;
+  const writing = db.transaction("snapshots", "readwrite");
+  await done(writing, writing.objectStore("snapshots").put({ ...entry, bytes: new Blob([bytes]) }, "current"));
+  db.close();
+  return bytes.length;
+}
 """
 
 

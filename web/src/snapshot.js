@@ -43,17 +43,19 @@ export async function storedKey() {
 export async function readSnapshot(key) {
   const entry = await transaction("readonly", (store) => store.get(ENTRY));
   if (!entry || entry.key !== key) throw new Error("the stored snapshot is missing");
-  if (!(entry.bytes instanceof ArrayBuffer) || entry.bytes.byteLength !== entry.size) {
+  if (!(entry.bytes instanceof Blob) || entry.bytes.size !== entry.size) {
     throw new Error("the stored snapshot is not the size it was stored with");
   }
-  return new Uint8Array(entry.bytes);
+  return new Uint8Array(await entry.bytes.arrayBuffer());
 }
 
 /** Store a snapshot under this key, replacing any other. */
 export async function writeSnapshot(key, bytes) {
-  const copy = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes.buffer : bytes.slice().buffer;
+  // As a Blob: reading one back (its bytes straight from disk) takes a third of the time an ArrayBuffer
+  // takes to come out of IndexedDB (about 20 against 60 ms for 31 MB).
+  const blob = new Blob([bytes]);
   await transaction("readwrite", (store) => {
-    store.put({ key, size: copy.byteLength, bytes: copy, saved: Date.now() }, ENTRY);
+    store.put({ key, size: blob.size, bytes: blob, saved: Date.now() }, ENTRY);
     return store.put({ key }, KEY);
   });
 }

@@ -12,7 +12,7 @@ let session = null;
 let inputBuffer = null; // shared with the page when it is cross-origin isolated: input() can wait on it
 let wheelsIn = Promise.resolve(); // settles once the wheels are unpacked, after the boot has answered
 
-const SNAPSHOT_FORMAT = 4; // change it when what runs before a snapshot changes
+const SNAPSHOT_FORMAT = 5; // change it when what runs before a snapshot changes, or how it is stored
 const PROGRESS_MS = 100;
 
 // Run on every normal start: the course's Python (unpacked into the manifest's folder, where its
