@@ -20,13 +20,18 @@ from ..oracle import Shape, agree, nested, numbers, rule_grads, size, stretched,
 # --- the checker's own broadcasting ------------------------------------------------------------
 
 
+def padded_on_the_left(a: Shape, b: Shape) -> list[tuple[int, int]]:
+    """The two shapes' lengths axis by axis, lined up on the right (the shorter padded with 1s in front)."""
+    n = max(len(a), len(b))
+    return list(zip((1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)))
+
+
 def right_aligned(a: Shape, b: Shape) -> Shape | None:
     """NumPy's common shape of a and b, or None when they do not fit."""
-    n = max(len(a), len(b))
-    padded_a, padded_b = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
-    if any(x != y and 1 not in (x, y) for x, y in zip(padded_a, padded_b)):
+    pairs = padded_on_the_left(a, b)
+    if any(x != y and 1 not in (x, y) for x, y in pairs):
         return None
-    return tuple(y if x == 1 else x for x, y in zip(padded_a, padded_b))  # a 1 stretches even to 0
+    return tuple(y if x == 1 else x for x, y in pairs)  # a 1 stretches even to 0
 
 
 def left_aligned(a: Shape, b: Shape) -> Shape | None:
@@ -86,8 +91,7 @@ NOT_FITTING = [((3, 2), (4,)), ((2, 3), (3, 2)), ((2, 3, 4), (2, 4)), ((3,), (4,
 
 def largest(a: Shape, b: Shape) -> Shape:
     """The larger length on each axis, right-aligned: right except where a 1 meets a 0."""
-    n = max(len(a), len(b))
-    return tuple(max(x, y) for x, y in zip((1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b))
+    return tuple(max(x, y) for x, y in padded_on_the_left(a, b))
 
 
 def check_fitting(env: Env, a: Shape, b: Shape) -> None:
@@ -110,9 +114,7 @@ def check_fitting(env: Env, a: Shape, b: Shape) -> None:
 
 def check_not_fitting(env: Env, a: Shape, b: Shape, call: Callable[[], Any], what: str) -> None:
     """``call`` on shapes a and b that do not fit must raise a ValueError whose message names both shapes."""
-    n = max(len(a), len(b))
-    padded_a, padded_b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
-    x, y = next((x, y) for x, y in zip(padded_a, padded_b) if x != y and 1 not in (x, y))
+    x, y = next((x, y) for x, y in padded_on_the_left(a, b) if x != y and 1 not in (x, y))
     try:
         got = call()
     except ValueError as error:
