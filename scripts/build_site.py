@@ -97,12 +97,10 @@ def vendor() -> None:
     for name in PYODIDE_FILES:
         shutil.copy2(NODE / "pyodide" / name, target / name)
     shutil.copy2(NODE / "@viz-js" / "viz" / "dist" / "viz.js", GEN / "viz.js")
-    katex = GEN / "katex"
+    katex = GEN / "katex"  # its style sheet and fonts: the math itself is rendered at build time
     shutil.rmtree(katex, ignore_errors=True)
-    (katex / "contrib").mkdir(parents=True)
-    for name in ("katex.min.js", "katex.min.css"):
-        shutil.copy2(NODE / "katex" / "dist" / name, katex / name)
-    shutil.copy2(NODE / "katex" / "dist" / "contrib" / "auto-render.min.js", katex / "contrib" / "auto-render.min.js")
+    katex.mkdir(parents=True)
+    shutil.copy2(NODE / "katex" / "dist" / "katex.min.css", katex / "katex.min.css")
     shutil.copytree(NODE / "katex" / "dist" / "fonts", katex / "fonts")
 
 
@@ -154,6 +152,7 @@ def main() -> None:
     (GEN / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     run(sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet")
+    run("node", "web/prerender-math.mjs", str(SITE))
     build_notebook.build(SITE, NODE / "pyodide" / "pyodide-lock.json")
     site_version = offline()
     print(f"== site/ is ready (course version {version}, site version {site_version})", flush=True)

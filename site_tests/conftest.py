@@ -3,15 +3,19 @@
 Every page is watched: any request that is not to 127.0.0.1 is blocked and fails the test,
 and so do a 404 and an uncaught page error (the service worker's requests are watched too).
 
-Tests that are not about offline use leave the service worker and the snapshot out (the
-``ember:offline`` flag); test_offline.py uses ``offline_context``, which keeps them.
+Tests share one browser profile per process (``context``): a learner's browser on a return visit to a
+host without service workers, where Python starts from the memory snapshot stored by the first visit.
+Between tests everything the site stored is wiped but that snapshot, so each test starts as a new
+learner. A test marked ``fresh_profile`` gets a new profile of its own, without the snapshot (the
+``ember:offline`` flag off); test_offline.py uses ``offline_context``: a new profile with the service
+worker and the snapshot as a first visit has them.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
@@ -138,28 +142,89 @@ class Watch:
 OPT_OUT = "try { localStorage.setItem('ember:offline', 'off'); } catch {}"
 
 
-def watched_context(browser: Browser, watch: Watch, offline: bool = False, **options: object) -> BrowserContext:
+def watched_context(browser: Browser, watch: Watch | Callable[[], Watch], offline: bool = False,
+                    **options: object) -> BrowserContext:
     """A fresh profile whose every request (workers' too) is recorded, and blocked unless local.
 
-    Unless ``offline``, the pages register no service worker and store no snapshot.
+    Unless ``offline``, the pages register no service worker and store no snapshot. ``watch`` may be a
+    function that answers the watch of the moment (a profile shared by several tests).
     """
     context = browser.new_context(**{"viewport": {"width": 1200, "height": 900}, **options})
     if not offline:
         context.add_init_script(OPT_OUT)
+    now = watch if callable(watch) else lambda: watch
 
     def route(route_, request) -> None:
-        watch.requests.append(request.url)
+        now().requests.append(request.url)
         url = urlparse(request.url)
         if url.scheme in ("http", "https", "ws", "wss") and url.hostname != "127.0.0.1":
-            watch.foreign.append(request.url)
+            now().foreign.append(request.url)
             route_.abort()
         else:
             route_.continue_()
 
     context.route("**/*", route)
-    context.on("response", lambda response: response.status == 404 and watch.missing.append(response.url))
-    context.on("weberror", lambda error: watch.errors.append(str(error.error)))
+    context.on("response", lambda response: response.status == 404 and now().missing.append(response.url))
+    context.on("weberror", lambda error: now().errors.append(str(error.error)))
     return context
+
+
+# Everything the site stored in a profile, wiped but Python's snapshot (its database, and the flag that
+# says it is there, given as `flag` where the first visit stored one): run on a blank page of an origin.
+WIPE = """async (flag) => {
+  localStorage.clear();
+  sessionStorage.clear();
+  if (flag) localStorage.setItem("ember:snapshot", flag);
+  for (const { name } of await indexedDB.databases()) {
+    if (name.startsWith("ember-python:")) continue;
+    await new Promise((done) => {
+      const ask = indexedDB.deleteDatabase(name);
+      ask.onsuccess = ask.onerror = ask.onblocked = done;
+    });
+  }
+  for (const key of await caches.keys()) await caches.delete(key);
+  const files = await navigator.storage.getDirectory();
+  for await (const name of files.keys()) await files.removeEntry(name, { recursive: true });
+  const left = (await indexedDB.databases()).map((db) => db.name);
+  return { left, keys: Object.keys(localStorage) };
+}"""
+BLANK = "ember-tests-blank"  # a page of the site's origin with nothing on it (answered by the tests, not the site)
+
+
+class SharedProfile:
+    """One browser profile for the tests of this process: a host without service workers, where the first
+    start of Python stores the memory snapshot that every later start uses."""
+
+    def __init__(self, browser: Browser, base_url: str) -> None:
+        self.base_url = base_url
+        self.watch = Watch()
+        self.context = watched_context(browser, lambda: self.watch, offline=True, service_workers="block")
+        self.context.route(f"**/{BLANK}", lambda route: route.fulfill(body="<!doctype html><title>blank</title>",
+                                                                      content_type="text/html"))
+        page = self.context.new_page()
+        page.goto(base_url + LESSON_10)  # a first visit: Python starts, then stores its snapshot once idle
+        self.flag = page.wait_for_function("localStorage.getItem('ember:snapshot')", timeout=180_000).json_value()
+        page.close()
+        self.watch.check()
+
+    def wipe(self, visited: list[str]) -> None:
+        """Close every page and forget what the site stored on every origin a test visited, but the snapshot:
+        the next test is a new learner."""
+        for page in self.context.pages:
+            page.close()
+        self.context.clear_cookies()
+        self.context.clear_permissions()
+        self.context.set_offline(False)
+        origins = {self.base_url} | {f"{url.scheme}://{url.netloc}/" for url in map(urlparse, visited)
+                                     if url.scheme == "http" and url.hostname == "127.0.0.1"}
+        page = self.context.new_page()
+        for origin in sorted(origins):
+            page.goto(origin + BLANK)
+            left = page.evaluate(WIPE, self.flag if origin == self.base_url else None)
+            if [name for name in left["left"] if not name.startswith("ember-python:")] or \
+                    set(left["keys"]) - {"ember:snapshot"}:
+                raise RuntimeError(f"the shared profile was not wiped on {origin}: {left}")
+        page.close()
 
 
 @pytest.fixture
@@ -167,11 +232,30 @@ def watch() -> Watch:
     return Watch()
 
 
+@pytest.fixture(scope="session")
+def shared_profile(browser: Browser, base_url: str) -> SharedProfile:
+    return SharedProfile(browser, base_url)
+
+
 @pytest.fixture
-def context(browser: Browser, watch: Watch) -> Iterator[BrowserContext]:
-    context = watched_context(browser, watch)
-    yield context
-    context.close()
+def context(request: pytest.FixtureRequest, browser: Browser, watch: Watch) -> Iterator[BrowserContext]:
+    """The process's shared profile, wiped after the test; a new profile for a test marked ``fresh_profile``.
+
+    A test must not add init scripts to the shared profile: they would run in every later test.
+    """
+    if request.node.get_closest_marker("fresh_profile"):
+        context = watched_context(browser, watch)
+        yield context
+        context.close()
+        watch.check()
+        return
+    shared: SharedProfile = request.getfixturevalue("shared_profile")
+    shared.watch = watch
+    try:
+        yield shared.context
+    finally:
+        shared.watch = Watch()  # the wipe's own page is nobody's test
+        shared.wipe(watch.requests)
     watch.check()
 
 

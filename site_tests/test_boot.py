@@ -10,7 +10,8 @@ import struct
 import zipfile
 from pathlib import PurePosixPath
 
-from playwright.sync_api import Page
+import pytest
+from playwright.sync_api import Page, expect
 
 from .conftest import LESSON_10, SITE
 from .learner import BOOT_MS, START_WORKER
@@ -26,6 +27,15 @@ window.Worker = class extends Original {
   }
 };
 """
+
+# When Python became ready, on the page's clock.
+RECORD_READY = """
+new MutationObserver(() => {
+  if (document.documentElement.dataset.python === "ready") window.__readyAt ??= performance.now();
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-python"] });
+"""
+SEARCH_INDEX = "performance.getEntriesByType('resource').find((e) => e.name.endsWith('/search/search_index.json'))"
+
 
 # Run in the page's worker right after its start: the bytecode that the imports used, and what they left out.
 INSPECT = """
@@ -106,3 +116,29 @@ def test_the_worker_writes_every_file_of_the_stored_course_archive_byte_for_byte
     written = json.loads(printed.strip().splitlines()[-1])
     assert len(expected) > 100
     assert {name: written.get(name) for name in expected} == expected
+
+
+def test_the_search_index_waits_for_python_and_search_then_finds_a_lesson(page: Page, base_url: str) -> None:
+    page.add_init_script(RECORD_READY)
+    page.goto(base_url + LESSON_10)
+    page.wait_for_selector("html[data-python=ready]", state="attached", timeout=BOOT_MS)
+    asked = page.wait_for_function(SEARCH_INDEX).json_value()["startTime"]
+    # Ready is told to the runtime's listeners before the page shows it: the request may start just before.
+    ready = page.evaluate("window.__readyAt")
+    assert asked > ready - 50, f"search index asked for at {asked:.0f} ms, Python ready at {ready:.0f} ms"
+    page.keyboard.press("/")
+    page.locator("input[data-md-component=search-query]").press_sequentially("order of blame", delay=50)
+    expect(page.locator(".md-search-result__item a[href*='10-order-of-blame']").first).to_be_visible(timeout=10_000)
+
+
+@pytest.mark.fresh_profile  # a start long enough to reach for search while it lasts
+def test_a_learner_who_reaches_for_search_while_python_starts_gets_the_index_at_once(page: Page, base_url: str) -> None:
+    page.add_init_script(RECORD_READY)
+    page.goto(base_url + LESSON_10, wait_until="domcontentloaded")
+    assert page.evaluate("document.documentElement.dataset.python") != "ready"
+    page.keyboard.press("/")
+    asked = page.wait_for_function(SEARCH_INDEX, timeout=BOOT_MS).json_value()["startTime"]
+    page.wait_for_selector("html[data-python=ready]", state="attached", timeout=BOOT_MS)
+    assert asked < page.evaluate("window.__readyAt")
+    page.locator("input[data-md-component=search-query]").press_sequentially("order of blame", delay=50)
+    expect(page.locator(".md-search-result__item a[href*='10-order-of-blame']").first).to_be_visible(timeout=10_000)

@@ -28,6 +28,9 @@ from .learner import (
     wait_for_lab,
 )
 
+# JupyterLite's drive needs its service worker, which the shared profile blocks.
+pytestmark = pytest.mark.fresh_profile
+
 COURSE = load_course()
 KERNEL_MS = 150_000  # the notebook's kernel starts its own Pyodide, with IPython, on a busy two-core machine
 QUEUED_MS = 10_000  # Shift+Enter shows a cell as queued at once, even while the kernel is busy
@@ -114,10 +117,19 @@ def open_lesson_10_with_breadth_first_walk(page: Page, url: str) -> None:
     saved_soon(page, "L10.backward", "queue.pop(0)")
 
 
+def pick_the_python_kernel(dialog) -> None:
+    """JupyterLite asks which kernel to start when its list of kernels came after the notebook opened (seen
+    on a busy machine); a learner then picks the one kernel there is, as this does."""
+    value = dialog.locator("option", has_text="Python (Pyodide)").first.get_attribute("value")
+    dialog.locator("select").select_option(value=value)
+    dialog.get_by_role("button", name="Select Kernel").click()
+
+
 def open_notebook(page: Page, context: BrowserContext) -> Page:
     with context.expect_page() as opened:
         page.locator(".ember-lab").get_by_role("button", name="Open as notebook").click()
     notebook = opened.value
+    notebook.add_locator_handler(notebook.locator(".jp-Dialog", has_text="Select Kernel"), pick_the_python_kernel)
     expect(notebook.locator(".jp-Notebook .jp-CodeCell").first).to_be_visible(timeout=BOOT_MS)
     return notebook
 

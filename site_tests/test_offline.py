@@ -240,6 +240,7 @@ def test_a_new_version_is_announced_and_taken_on_reload_keeping_the_work(offline
         server.stop()
 
 
+@pytest.mark.fresh_profile  # a first visit: Python downloads, with no snapshot to start from
 def test_the_python_badge_tells_downloading_then_starting_then_ready(page: Page, base_url: str) -> None:
     page.add_init_script("""(() => {
       window.__badge = [];

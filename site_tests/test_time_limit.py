@@ -3,9 +3,12 @@ isolated (the learner's code runs unwatched), through sys.monitoring where it is
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from .learner import RUN_MS, cell, check_a_backward, replace_cell_code, run_cell
+
+pytestmark = pytest.mark.alone  # it times checks: with nothing else running (the test command's second phase)
 
 ENDLESS = "def backward(self) -> None:\n    while True:\n        pass\n"
 MECHANISM = "import labs.timelimit\nprint(labs.timelimit.mechanism())"

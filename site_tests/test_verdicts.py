@@ -95,52 +95,73 @@ def heap_set_aside() -> Iterator[None]:
     gc.unfreeze()
 
 
+def checks_of_part(part: int) -> list[tuple[str, str, dict]]:
+    """Each known-wrong piece of a part's labs, once per lab it breaks: (its name, the lab, the check's payload)."""
+    return [(mutant.name, lesson, {"lab": lesson, "pieces": finished_pieces(COURSE, COURSE.lessons[lesson].number)
+                                   | mutant.pieces})
+            for mutant in MUTANTS if part_of(mutant) == part
+            for lesson in sorted({lesson for lesson, _, _ in mutant.breaks})]
+
+
+def could_depend_on_speed(in_terminal: dict) -> bool:
+    """A verdict that a slower worker might change: a timeout, or recursion too deep."""
+    return bool({kind for *_, kind in verdict(in_terminal)} & {"timeout", "recursion"})
+
+
+def isolated_pages(context: BrowserContext, base_url: str, count: int, interrupts: bool = True) -> list[Page]:
+    """Isolated pages of the site, each with a worker of the page's own kind booted (with the interrupt buffer, or
+    without it: then sys.monitoring watches the checks)."""
+    pages = [context.new_page() for _ in range(count)]
+    for where in pages:
+        where.goto(base_url)
+        assert where.evaluate(START_WORKER, {"interrupts": interrupts})  # the page is isolated either way
+    return pages
+
+
 @pytest.mark.long
 @pytest.mark.parametrize("part", [part.number for part in COURSE.parts])
 def test_every_known_wrong_piece_gets_the_same_verdict_in_the_page_and_the_terminal(
-        page: Page, context: BrowserContext, base_url: str, tmp_path: Path, part: int, heap_set_aside: None) -> None:
-    """Every piece of a part's labs in a worker whose time limit works through the interrupt buffer (an
-    isolated page: every host after one reload); in a worker watched by sys.monitoring instead, which makes
-    the code several times slower, again each piece whose verdict could depend on that: one that times out
-    or recurses too deep in the terminal, or one checked by claims that time the code.
-
-    Pieces whose claims do not time the code are checked in two isolated pages and the terminal at
-    once (two cores do three checks); the others, and every check in the watched page, one at a time
-    with nothing else running, so that their times are the times of a quiet machine."""
-    pages = [page, context.new_page()]
-    watched = context.new_page()
-    for where in pages + [watched]:
-        where.goto(base_url)
-    for where in pages:
-        assert where.evaluate(START_WORKER, {"interrupts": True})
-    assert watched.evaluate(START_WORKER, {"interrupts": False})  # the slower path: sys.monitoring watches
+        context: BrowserContext, base_url: str, tmp_path: Path, part: int, heap_set_aside: None) -> None:
+    """Every piece of a part's labs whose claims do not time the code, in workers whose time limit works
+    through the interrupt buffer (isolated pages: every host after one reload): two pages and the terminal
+    check at once (two cores do three checks). The pieces whose verdicts could depend on speed are
+    checked again, with nothing else running, by the test below."""
+    pages = isolated_pages(context, base_url, 2)
     comparison = Comparison(Session(tmp_path))
-    mutants = [mutant for mutant in MUTANTS if part_of(mutant) == part]
-    checks = [(mutant.name, lesson, {"lab": lesson, "pieces": finished_pieces(COURSE, COURSE.lessons[lesson].number)
-                                     | mutant.pieces})
-              for mutant in mutants for lesson in sorted({lesson for lesson, _, _ in mutant.breaks})]
-    quiet, watched_too = [], []
-    for index, (name, lesson, payload) in enumerate(checks):
-        if times_the_code(lesson):
-            quiet.append((name, payload))
-            continue
+    checks = [(name, payload) for name, lesson, payload in checks_of_part(part) if not times_the_code(lesson)]
+    for index, (name, payload) in enumerate(checks):
         where = pages[index % len(pages)]
         comparison.start(where, payload, name)
-        in_terminal = comparison.terminal(payload)
-        comparison.expect(where, in_terminal)
-        if {kind for *_, kind in verdict(in_terminal)} & {"timeout", "recursion"}:
-            watched_too.append((name, payload, in_terminal))
+        comparison.expect(where, comparison.terminal(payload))
     for where in pages:
         comparison.finish(where)
-    for name, payload in quiet:
-        in_terminal = comparison.terminal(payload)
-        comparison.both(page, payload, name, in_terminal)
-        watched_too.append((name, payload, in_terminal))
+    assert comparison.compared == len(checks) > 0
+
+
+@pytest.mark.alone
+@pytest.mark.long
+def test_every_piece_whose_verdict_could_depend_on_speed_gets_the_same_verdict_with_nothing_else_running(
+        context: BrowserContext, base_url: str, tmp_path: Path, heap_set_aside: None) -> None:
+    """The pieces checked by claims that time the code, in an isolated page; then those and every piece that
+    times out or recurses too deep in the terminal, in a worker watched by sys.monitoring instead (a page
+    without shared memory), which makes the code several times slower. One check at a time, so that their
+    times are the times of a quiet machine."""
+    page, = isolated_pages(context, base_url, 1)
+    watched, = isolated_pages(context, base_url, 1, interrupts=False)
+    comparison = Comparison(Session(tmp_path))
+    watched_too = []
+    for part in COURSE.parts:
+        for name, lesson, payload in checks_of_part(part.number):
+            in_terminal = comparison.terminal(payload)
+            if times_the_code(lesson):
+                comparison.both(page, payload, name, in_terminal)
+                watched_too.append((name, payload, in_terminal))
+            elif could_depend_on_speed(in_terminal):
+                watched_too.append((name, payload, in_terminal))
+    timed = comparison.compared
     for name, payload, in_terminal in watched_too:
         comparison.both(watched, payload, f"{name} (watched by sys.monitoring)", in_terminal)
-    assert comparison.compared == len(checks) + len(watched_too) and len(checks) >= len(mutants) > 0
-    if any(times_the_code(lesson) for _, lesson, _ in checks):
-        assert watched_too  # the watched worker's verdicts were compared too
+    assert timed > 0 and comparison.compared == timed + len(watched_too) > timed
 
 
 def test_every_known_wrong_piece_breaks_labs_of_one_part() -> None:

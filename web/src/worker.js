@@ -77,6 +77,7 @@ async function boot({ interruptBuffer, inputBuffer: shared, snapshot = "use" }, 
     if (snapshot === "make") options._makeSnapshot = true;
     pyodide = await loadPyodide(options);
     mark("pyodide");
+    stopMeter(); // Python is in: a download's last report, read late through its clone, must not follow this
     tell({ phase: "starting" });
     if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
     // sys.stdin is not the page: reading it fails at once, without prompt(). (Not in the worker that
