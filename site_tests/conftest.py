@@ -31,6 +31,7 @@ CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 LESSON_10 = "lessons/10-order-of-blame/"
+VIEWPORT = {"width": 1200, "height": 900}
 
 
 _main_server: Server | None = None  # the isolated site on its built port, served by pytest's main process
@@ -142,18 +143,19 @@ class Watch:
 OPT_OUT = "try { localStorage.setItem('ember:offline', 'off'); } catch {}"
 
 
-def watched_context(browser: Browser, watch: Watch | Callable[[], Watch], offline: bool = False,
-                    **options: object) -> BrowserContext:
+def watched_context(browser: Browser, watch: Watch, offline: bool = False, **options: object) -> BrowserContext:
     """A fresh profile whose every request (workers' too) is recorded, and blocked unless local.
 
-    Unless ``offline``, the pages register no service worker and store no snapshot. ``watch`` may be a
-    function that answers the watch of the moment (a profile shared by several tests).
+    Unless ``offline``, the pages register no service worker and store no snapshot.
     """
-    context = browser.new_context(**{"viewport": {"width": 1200, "height": 900}, **options})
+    context = browser.new_context(**{"viewport": VIEWPORT, **options})
     if not offline:
         context.add_init_script(OPT_OUT)
-    now = watch if callable(watch) else lambda: watch
+    return watching(context, lambda: watch)
 
+
+def watching(context: BrowserContext, now: Callable[[], Watch]) -> BrowserContext:
+    """Record the context's requests, 404s and errors in the watch of the moment; block requests off 127.0.0.1."""
     def route(route_, request) -> None:
         now().requests.append(request.url)
         url = urlparse(request.url)
@@ -186,26 +188,45 @@ WIPE = """async (flag) => {
   const files = await navigator.storage.getDirectory();
   for await (const name of files.keys()) await files.removeEntry(name, { recursive: true });
   const left = (await indexedDB.databases()).map((db) => db.name);
-  return { left, keys: Object.keys(localStorage) };
+  const stored = await new Promise((done) => {  // the snapshot's key entry (web/src/snapshot.js)
+    const opening = indexedDB.open(`ember-python:${location.pathname.replace(/[^/]*$/, "")}`);
+    opening.onerror = () => done(false);
+    opening.onsuccess = () => {
+      const db = opening.result;
+      if (!db.objectStoreNames.contains("snapshots")) { db.close(); return done(false); }
+      const ask = db.transaction("snapshots").objectStore("snapshots").get("current-key");
+      ask.onsuccess = () => { db.close(); done(Boolean(ask.result)); };
+      ask.onerror = () => { db.close(); done(false); };
+    };
+  });
+  return { left, keys: Object.keys(localStorage), stored };
 }"""
 BLANK = "ember-tests-blank"  # a page of the site's origin with nothing on it (answered by the tests, not the site)
 
 
 class SharedProfile:
-    """One browser profile for the tests of this process: a host without service workers, where the first
-    start of Python stores the memory snapshot that every later start uses."""
+    """One browser profile on disk for the tests of this process, as a returning learner's browser has it on a
+    host without service workers: the first start of Python stores the memory snapshot that later starts use."""
 
-    def __init__(self, browser: Browser, base_url: str) -> None:
+    def __init__(self, playwright: Playwright, base_url: str, folder: Path) -> None:
         self.base_url = base_url
         self.watch = Watch()
-        self.context = watched_context(browser, lambda: self.watch, offline=True, service_workers="block")
+        self.context = watching(playwright.chromium.launch_persistent_context(
+            folder, executable_path=CHROMIUM, args=FLAGS, headless=True, viewport=VIEWPORT, service_workers="block"),
+            lambda: self.watch)
         self.context.route(f"**/{BLANK}", lambda route: route.fulfill(body="<!doctype html><title>blank</title>",
                                                                       content_type="text/html"))
+        self.flag = self.first_visit()
+
+    def first_visit(self) -> str:
+        """Open lesson 10 as a first visit: Python starts, then stores its snapshot once idle; answer the flag."""
         page = self.context.new_page()
-        page.goto(base_url + LESSON_10)  # a first visit: Python starts, then stores its snapshot once idle
-        self.flag = page.wait_for_function("localStorage.getItem('ember:snapshot')", timeout=180_000).json_value()
+        page.goto(self.base_url + LESSON_10)
+        flag = page.wait_for_function("localStorage.getItem('ember:snapshot')", timeout=180_000).json_value()
         page.close()
         self.watch.check()
+        self.watch = Watch()
+        return flag
 
     def wipe(self, visited: list[str]) -> None:
         """Close every page and forget what the site stored on every origin a test visited, but the snapshot:
@@ -224,6 +245,9 @@ class SharedProfile:
             if [name for name in left["left"] if not name.startswith("ember-python:")] or \
                     set(left["keys"]) - {"ember:snapshot"}:
                 raise RuntimeError(f"the shared profile was not wiped on {origin}: {left}")
+            if origin == self.base_url and not left["stored"]:  # a test dropped it (a damaged start falls back)
+                page.evaluate("() => localStorage.clear()")
+                self.first_visit()
         page.close()
 
 
@@ -233,8 +257,11 @@ def watch() -> Watch:
 
 
 @pytest.fixture(scope="session")
-def shared_profile(browser: Browser, base_url: str) -> SharedProfile:
-    return SharedProfile(browser, base_url)
+def shared_profile(playwright: Playwright, base_url: str,
+                   tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedProfile]:
+    shared = SharedProfile(playwright, base_url, tmp_path_factory.mktemp("shared-profile"))
+    yield shared
+    shared.context.close()
 
 
 @pytest.fixture
