@@ -1,11 +1,14 @@
 // Write precompressed copies (.br and .gz) beside the large text and wasm files of a built site.
 // Usage: node web/compress.mjs SITE_DIR CACHE_DIR
 // Brotli at its best quality takes most of a minute for Pyodide's wasm, so every result is kept in
-// CACHE_DIR under the hash of its input: a rebuild compresses only the files that changed.
+// CACHE_DIR under the hash of its input: a rebuild compresses only the files that changed. A first
+// build compresses on every core (zlib's thread pool), largest files first.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { extname, join } from "node:path";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { brotliCompress, constants, gzip } from "node:zlib";
 
 const [site, cache] = process.argv.slice(2);
 const TYPES = new Set([".html", ".js", ".mjs", ".css", ".json", ".wasm", ".svg", ".xml", ".txt", ".ttf"]);
@@ -14,10 +17,10 @@ const MIN_BYTES = 1024;
 const WORTH_IT = 0.9; // keep a copy only when it is at most this fraction of the original
 
 const ENCODINGS = {
-  br: (data) => brotliCompressSync(data, {
+  br: (data) => promisify(brotliCompress)(data, {
     params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
   }),
-  gz: (data) => gzipSync(data, { level: 9 }),
+  gz: (data) => promisify(gzip)(data, { level: 9 }),
 };
 
 function* files(folder) {
@@ -28,19 +31,34 @@ function* files(folder) {
   }
 }
 
+/** Write one file's copy in one encoding, from the cache or compressed now; answer whether it was kept. */
+async function copyOf(path, data, hash, suffix) {
+  const kept = join(cache, `${hash}.${suffix}`);
+  let copy;
+  if (existsSync(kept)) copy = readFileSync(kept);
+  else {
+    copy = await ENCODINGS[suffix](data);
+    writeFileSync(kept, copy);
+  }
+  if (copy.length > data.length * WORTH_IT) return false;
+  writeFileSync(`${path}.${suffix}`, copy);
+  return true;
+}
+
 mkdirSync(cache, { recursive: true });
+const jobs = [...files(site)]
+  .map((path) => ({ path, size: statSync(path).size }))
+  .sort((a, b) => b.size - a.size)
+  .flatMap(({ path }) => Object.keys(ENCODINGS).map((suffix) => ({ path, suffix })));
 let written = 0;
-for (const path of files(site)) {
-  const data = readFileSync(path);
-  const hash = createHash("sha256").update(data).digest("hex");
-  for (const [suffix, compress] of Object.entries(ENCODINGS)) {
-    const kept = join(cache, `${hash}.${suffix}`);
-    const copy = existsSync(kept) ? readFileSync(kept) : compress(data);
-    if (!existsSync(kept)) writeFileSync(kept, copy);
-    if (copy.length <= data.length * WORTH_IT) {
-      writeFileSync(`${path}.${suffix}`, copy);
-      written += 1;
-    }
+let next = 0;
+async function worker() {
+  while (next < jobs.length) {
+    const { path, suffix } = jobs[next++];
+    const data = readFileSync(path);
+    const hash = createHash("sha256").update(data).digest("hex");
+    if (await copyOf(path, data, hash, suffix)) written += 1;
   }
 }
+await Promise.all(Array.from({ length: availableParallelism() }, worker));
 console.log(`  ${written} precompressed copies written`);
