@@ -28,25 +28,26 @@ export function renderPage(html, where = "") {
   });
 }
 
-function* pages(folder) {
+function* pages(folder, skip) {
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
     const path = join(folder, entry.name);
-    if (entry.isDirectory() && !(folder.endsWith("site") && entry.name === "notebook")) yield* pages(path);
+    if (entry.isDirectory() && path !== skip) yield* pages(path, skip);
     else if (entry.isFile() && entry.name.endsWith(".html")) yield path;
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const site = process.argv[2];
+  const notebook = join(site, "notebook");
   let formulas = 0;
-  for (const path of pages(site)) {
+  for (const path of pages(site, notebook)) {
     const html = readFileSync(path, "utf8");
     const count = (html.match(MATH) || []).length;
     if (!count) continue;
     writeFileSync(path, renderPage(html, path));
     formulas += count;
   }
-  const left = [...pages(site)].filter((path) => readFileSync(path, "utf8").includes('class="arithmatex">\\'));
+  const left = [...pages(site, notebook)].filter((path) => readFileSync(path, "utf8").includes('class="arithmatex">\\'));
   if (left.length) throw new Error(`math left unrendered in ${left.join(", ")}`);
   console.log(`  ${formulas} formulas rendered with KaTeX ${katex.version}`);
 }

@@ -1,0 +1,48 @@
+"""The build renders each page's math with KaTeX (web/prerender-math.mjs), so no page runs KaTeX."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "web" / "prerender-math.mjs"
+
+PAGE = """<p>Take <span class="arithmatex">\\(x &gt; 0 \\;\\&amp;\\; y &lt; 1\\)</span> and</p>
+<div class="arithmatex">\\[\\frac{\\partial c}{\\partial x} = 7\\]</div>
+<pre><code>print("\\\\(not math\\\\)")</code></pre>"""
+
+
+def prerender(site: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["node", str(SCRIPT), str(site)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_inline_and_display_math_become_katex_html_from_their_unescaped_tex(tmp_path: Path) -> None:
+    page = tmp_path / "lessons" / "one" / "index.html"
+    page.parent.mkdir(parents=True)
+    page.write_text(PAGE, encoding="utf-8")
+    done = prerender(tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "2 formulas rendered" in done.stdout
+    html = page.read_text(encoding="utf-8")
+    assert html.count('class="katex"') == 2 and html.count('class="katex-display"') == 1
+    # KaTeX keeps the TeX it was given in its MathML: the entities were turned back into characters first
+    assert '<annotation encoding="application/x-tex">x &gt; 0 \\;\\&amp;\\; y &lt; 1</annotation>' in html
+    assert 'class="arithmatex">\\(' not in html and 'class="arithmatex">\\[' not in html
+    assert '<code>print("\\\\(not math\\\\)")</code>' in html  # code is not math
+
+
+def test_tex_that_katex_refuses_fails_the_build_naming_the_page(tmp_path: Path) -> None:
+    page = tmp_path / "broken.html"
+    page.write_text('<span class="arithmatex">\\(\\frac{1}{\\)</span>', encoding="utf-8")
+    done = prerender(tmp_path)
+    assert done.returncode != 0
+    assert "broken.html" in done.stderr and "KaTeX cannot render" in done.stderr
+
+
+def test_the_notebook_app_is_left_alone(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    (site / "notebook").mkdir(parents=True)
+    (site / "notebook" / "index.html").write_text(PAGE, encoding="utf-8")
+    assert prerender(site).returncode == 0
+    assert (site / "notebook" / "index.html").read_text(encoding="utf-8") == PAGE
