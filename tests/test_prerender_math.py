@@ -46,3 +46,11 @@ def test_the_notebook_app_is_left_alone(tmp_path: Path) -> None:
     (site / "notebook" / "index.html").write_text(PAGE, encoding="utf-8")
     assert prerender(site).returncode == 0
     assert (site / "notebook" / "index.html").read_text(encoding="utf-8") == PAGE
+
+
+def test_math_the_pattern_cannot_match_fails_the_build_naming_the_page(tmp_path: Path) -> None:
+    page = tmp_path / "unclosed.html"
+    page.write_text('<span class="arithmatex">\\(x + 1</span>', encoding="utf-8")
+    done = prerender(tmp_path)
+    assert done.returncode != 0
+    assert "math left unrendered" in done.stderr and "unclosed.html" in done.stderr

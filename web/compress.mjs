@@ -48,16 +48,16 @@ async function copyOf(path, data, hash, suffix) {
 mkdirSync(cache, { recursive: true });
 const jobs = [...files(site)]
   .map((path) => ({ path, size: statSync(path).size }))
-  .sort((a, b) => b.size - a.size)
-  .flatMap(({ path }) => Object.keys(ENCODINGS).map((suffix) => ({ path, suffix })));
+  .sort((a, b) => b.size - a.size);
 let written = 0;
 let next = 0;
 async function worker() {
   while (next < jobs.length) {
-    const { path, suffix } = jobs[next++];
+    const { path } = jobs[next++];
     const data = readFileSync(path);
     const hash = createHash("sha256").update(data).digest("hex");
-    if (await copyOf(path, data, hash, suffix)) written += 1;
+    const kept = await Promise.all(Object.keys(ENCODINGS).map((suffix) => copyOf(path, data, hash, suffix)));
+    written += kept.filter(Boolean).length;
   }
 }
 await Promise.all(Array.from({ length: availableParallelism() }, worker));

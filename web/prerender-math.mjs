@@ -40,14 +40,16 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const site = process.argv[2];
   const notebook = join(site, "notebook");
   let formulas = 0;
+  const left = [];
   for (const path of pages(site, notebook)) {
     const html = readFileSync(path, "utf8");
     const count = (html.match(MATH) || []).length;
+    const rendered = count ? renderPage(html, path) : html;
+    if (rendered.includes('class="arithmatex">\\')) left.push(path); // math the pattern did not match
     if (!count) continue;
-    writeFileSync(path, renderPage(html, path));
+    writeFileSync(path, rendered);
     formulas += count;
   }
-  const left = [...pages(site, notebook)].filter((path) => readFileSync(path, "utf8").includes('class="arithmatex">\\'));
   if (left.length) throw new Error(`math left unrendered in ${left.join(", ")}`);
   console.log(`  ${formulas} formulas rendered with KaTeX ${katex.version}`);
 }
