@@ -217,6 +217,7 @@ class SharedProfile:
         self.context.route(f"**/{BLANK}", lambda route: route.fulfill(body="<!doctype html><title>blank</title>",
                                                                       content_type="text/html"))
         self.flag = self.first_visit()
+        self.wipe([])  # what the first visit left (the theme's palette, the learner's progress) is not the next test's
 
     def first_visit(self) -> str:
         """Open lesson 10 as a first visit: Python starts, then stores its snapshot once idle; answer the flag."""
@@ -227,6 +228,15 @@ class SharedProfile:
         self.watch.check()
         self.watch = Watch()
         return flag
+
+    def wipe_origin(self, page: Page, origin: str) -> bool:
+        """Forget what the site stored on one origin, but the snapshot; answer whether the snapshot is there."""
+        page.goto(origin + BLANK)
+        left = page.evaluate(WIPE, self.flag if origin == self.base_url else None)
+        if [name for name in left["left"] if not name.startswith("ember-python:")] or \
+                set(left["keys"]) - {"ember:snapshot"}:
+            raise RuntimeError(f"the shared profile was not wiped on {origin}: {left}")
+        return bool(left["stored"])
 
     def wipe(self, visited: list[str]) -> None:
         """Close every page and forget what the site stored on every origin a test visited, but the snapshot:
@@ -240,14 +250,11 @@ class SharedProfile:
                                      if url.scheme == "http" and url.hostname == "127.0.0.1"}
         page = self.context.new_page()
         for origin in sorted(origins):
-            page.goto(origin + BLANK)
-            left = page.evaluate(WIPE, self.flag if origin == self.base_url else None)
-            if [name for name in left["left"] if not name.startswith("ember-python:")] or \
-                    set(left["keys"]) - {"ember:snapshot"}:
-                raise RuntimeError(f"the shared profile was not wiped on {origin}: {left}")
-            if origin == self.base_url and not left["stored"]:  # a test dropped it (a damaged start falls back)
-                page.evaluate("() => localStorage.clear()")
-                self.first_visit()
+            if not self.wipe_origin(page, origin) and origin == self.base_url:  # a test dropped the snapshot
+                page.evaluate("() => localStorage.clear()")                    # (a damaged start falls back)
+                self.flag = self.first_visit()
+                if not self.wipe_origin(page, origin):
+                    raise RuntimeError("the shared profile's first visit stored no snapshot")
         page.close()
 
 

@@ -1,4 +1,4 @@
-"""A new learner's whole journey from lesson 01 to 18, and learners who jump straight to a lesson."""
+"""A new learner's whole journey from lesson 01 to 18 on a phone, and learners who jump straight to a lesson."""
 
 from __future__ import annotations
 
@@ -43,6 +43,11 @@ ANY_PICTURE = ".ember-output svg, .ember-output table"
 NAMES_WRITTEN = "of 200 more names from W"  # lesson 18's last cell, after twelve names in a table
 TRAINING_MS = 120_000
 SHOTS = Path(os.environ.get("EMBER_SHOTS", tempfile.gettempdir()))
+PHONE = {"width": 390, "height": 844}
+# Colours do not change a width: the journey goes in the dark scheme (every other test sees the light one), and
+# in both when EMBER_SCREENSHOTS names a folder for a full-page picture of each lesson after its cells ran.
+SCREENSHOTS = os.environ.get("EMBER_SCREENSHOTS")
+SCHEMES = ["light", "dark"] if SCREENSHOTS else ["dark"]
 
 
 def answer_every_question(page: Page, lesson_id: str) -> None:
@@ -69,10 +74,17 @@ def run_every_cell(page: Page) -> None:
 
 
 @pytest.mark.long
-def test_a_new_learner_walks_through_every_lesson_from_01_to_18(page: Page, base_url: str, watch: Watch) -> None:
-    """From the home page to lesson 18 on one start of Python: questions, every gap, green checks, every cell."""
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_a_new_learner_walks_through_every_lesson_from_01_to_18_on_a_phone(page: Page, base_url: str, watch: Watch,
+                                                                          scheme: str) -> None:
+    """From the home page to lesson 18 on one start of Python, at 390 px: questions, every gap, green checks,
+    every cell; and no page is wider than the phone once its cells have drawn."""
+    page.set_viewport_size(PHONE)
+    page.emulate_media(color_scheme=scheme)
     page.goto(base_url)
+    assert page.evaluate("document.body.dataset.mdColorScheme") == ("slate" if scheme == "dark" else "default")
     page.locator('.ember-lessons li[data-lesson="L01"] a').click()
+    too_wide = []
     for lesson in LESSONS:
         expect(page.locator(".ember-page")).to_have_attribute("data-lesson", lesson.id)
         wait_for_lab(page)
@@ -90,8 +102,14 @@ def test_a_new_learner_walks_through_every_lesson_from_01_to_18(page: Page, base
             walk.get_by_role("button", name="Next").click()
             expect(walk.locator(".ember-step-text")).to_contain_text("Call 2: your sort asks parents(")
             expect(walk.locator("g.node.ember-current")).to_have_count(1)
+        width, window = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
+        if width > window:
+            too_wide.append(f"{lesson.id}: {width} px in a {window} px window")
+        if SCREENSHOTS:
+            page.screenshot(path=str(Path(SCREENSHOTS) / f"{lesson.id}-{scheme}-390.png"), full_page=True)
         if lesson is not LESSONS[-1]:
             page.locator(".ember-closing a", has_text="Next:").click()  # instant navigation: Python stays
+    assert not too_wide, too_wide
     boots = [url for url in watch.requests if url.endswith("pyodide.asm.wasm")]
     assert len(boots) == 1, f"Python booted {len(boots)} times"
     expect(page.locator(".ember-output", has_text="at the target")).to_have_count(1)  # lesson 18's W trained

@@ -4,9 +4,7 @@ storage, input(), a flood of output, and pages that keep their width on a phone.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -228,55 +226,6 @@ def test_a_flood_of_output_is_capped_and_the_page_answers_while_it_runs(page: Pa
     with page.expect_download() as download:
         output.get_by_role("button", name="Download it").click()
     assert download.value.path().read_text(encoding="utf-8").count("\n") == 600_000
-
-
-# --- drawings fit a phone ----------------------------------------------------------------------
-
-def every_piece_finished() -> str:
-    pieces = {gap_id: {"code": gap.finished, "version": "test", "saved": 0} for gap_id, gap in COURSE.gaps.items()}
-    return json.dumps({"pieces": pieces, "answers": {}, "progress": {}, "last": None})
-
-
-def page_width(page: Page) -> tuple[int, int]:
-    return page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
-
-
-# Colours do not change a width: one pass, in the dark scheme (every other test sees the light one), unless
-# pictures of both are asked for.
-SCHEMES = ["light", "dark"] if os.environ.get("EMBER_SCREENSHOTS") else ["dark"]
-
-
-@pytest.mark.long
-@pytest.mark.parametrize("scheme", SCHEMES)
-def test_no_page_is_wider_than_a_phone_after_running_every_cell(browser: Browser, watch: Watch, base_url: str,
-                                                                  scheme: str) -> None:
-    context = watched_context(browser, watch, viewport={"width": 390, "height": 844}, color_scheme=scheme)
-    page = context.new_page()
-    page.on("pageerror", lambda error: watch.errors.append(str(error)))
-    try:
-        set_storage(page, base_url, every_piece_finished())
-        page.goto(base_url)
-        assert page.evaluate("document.body.dataset.mdColorScheme") == ("slate" if scheme == "dark" else "default")
-        page.locator(f'.ember-lessons li[data-lesson="{next(iter(COURSE.lessons))}"] a').click()
-        too_wide = []
-        for lesson in COURSE.lessons.values():
-            expect(page.locator(".ember-page")).to_have_attribute("data-lesson", lesson.id)
-            wait_for_lab(page)
-            for index in range(page.locator(".ember-cell").count()):
-                output = run_cell(page, index)
-                expect(output.locator(".ember-error")).to_have_count(0, timeout=120_000)
-            width, window = page_width(page)
-            if width > window:
-                too_wide.append(f"{lesson.id}: {width} px in a {window} px window")
-            if folder := os.environ.get("EMBER_SCREENSHOTS"):  # pictures to look at, when asked for
-                page.screenshot(path=str(Path(folder) / f"{lesson.id}-{scheme}-390.png"), full_page=True)
-            following = page.locator(".ember-closing a", has_text="Next:")
-            if following.count():
-                following.click()
-        assert not too_wide, too_wide
-    finally:
-        context.close()
-    watch.check()
 
 
 def test_the_lab_opens_at_its_gap_without_moving_the_page(page: Page, base_url: str) -> None:
