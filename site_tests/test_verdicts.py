@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import gc
 import json
+import multiprocessing
+import os
+import tempfile
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -117,6 +122,24 @@ def checks_of_part(part: int) -> list[tuple[str, str, dict]]:
             for lesson in sorted({lesson for lesson, _, _ in mutant.breaks})]
 
 
+@cache
+def own_session() -> Session:
+    """A terminal session of this process, on learner files of its own."""
+    return Session(Path(tempfile.mkdtemp(prefix="ember-verdicts-")))
+
+
+def check_in_terminal(payload: dict) -> dict:
+    """One check in this process's terminal session (run in the processes of ``terminal_reports``)."""
+    return json.loads(own_session().handle("check", json.dumps(payload)))
+
+
+def terminal_reports(payloads: list[dict]) -> list[dict]:
+    """The terminal's reports of many checks whose claims do not time the code, on every core at once."""
+    spawn = multiprocessing.get_context("spawn")  # a fresh interpreter: this one runs the browser's threads
+    with ProcessPoolExecutor(max_workers=os.cpu_count() or 2, mp_context=spawn) as pool:
+        return list(pool.map(check_in_terminal, payloads, chunksize=1))
+
+
 def could_depend_on_speed(in_terminal: dict) -> bool:
     """A verdict that a slower worker might change: a timeout, or recursion too deep."""
     return bool({(r["problem"] or {}).get("kind") for r in in_terminal["results"]} & {"timeout", "recursion"})
@@ -159,19 +182,21 @@ def test_every_piece_whose_verdict_could_depend_on_speed_gets_the_same_verdict_w
     """The pieces checked by claims that time the code, in an isolated page; then those and every piece that
     times out or recurses too deep in the terminal, in a worker watched by sys.monitoring instead (a page
     without shared memory), which makes the code several times slower. One check at a time, so that their
-    times are the times of a quiet machine."""
+    times are the times of a quiet machine (the terminal's reports of the other pieces come first, on every core,
+    to find those that time out or recurse too deep)."""
+    checks = [check for part in COURSE.parts for check in checks_of_part(part.number)]
+    untimed = [(name, payload) for name, lesson, payload in checks if not times_the_code(lesson)]
+    reports = terminal_reports([payload for _, payload in untimed])  # before anything is timed: on every core
+    watched_too = [(name, payload, in_terminal) for (name, payload), in_terminal in zip(untimed, reports, strict=True)
+                   if could_depend_on_speed(in_terminal)]
     page, = isolated_pages(context, base_url, 1)
     watched, = isolated_pages(context, base_url, 1, interrupts=False)
     comparison = Comparison(Session(tmp_path))
-    watched_too = []
-    for part in COURSE.parts:
-        for name, lesson, payload in checks_of_part(part.number):
+    for name, lesson, payload in checks:
+        if times_the_code(lesson):
             in_terminal = comparison.terminal(payload)
-            if times_the_code(lesson):
-                comparison.both(page, payload, name, in_terminal)
-                watched_too.append((name, payload, in_terminal))
-            elif could_depend_on_speed(in_terminal):
-                watched_too.append((name, payload, in_terminal))
+            comparison.both(page, payload, name, in_terminal)
+            watched_too.append((name, payload, in_terminal))
     timed = comparison.compared
     for name, payload, in_terminal in watched_too:
         comparison.both(watched, payload, f"{name} (watched by sys.monitoring)", in_terminal)
