@@ -4,7 +4,7 @@
 // CACHE_DIR under the hash of its input: a rebuild compresses only the files that changed. A first
 // build compresses on every core (zlib's thread pool), largest files first.
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { extname, join } from "node:path";
 import { promisify } from "node:util";
@@ -38,7 +38,8 @@ async function copyOf(path, data, hash, suffix) {
   if (existsSync(kept)) copy = readFileSync(kept);
   else {
     copy = await ENCODINGS[suffix](data);
-    writeFileSync(kept, copy);
+    writeFileSync(`${kept}.${process.pid}`, copy);
+    renameSync(`${kept}.${process.pid}`, kept); // whole or not at all: a build stopped midway leaves no torn copy
   }
   if (copy.length > data.length * WORTH_IT) return false;
   writeFileSync(`${path}.${suffix}`, copy);
