@@ -70,6 +70,8 @@ def run_every_cell(page: Page) -> None:
         output = run_cell(page, index)
         errors = output.locator(".ember-error")
         assert errors.count() == 0, f"cell {index} of {page.url}: {errors.first.inner_text()}"
+        # Its run finished without an error (a click that started no run would leave no state), and drew.
+        expect(page.locator(".ember-cell").nth(index)).to_have_attribute("data-state", "done")
         expect(output.locator("> *")).not_to_have_count(0)
 
 
