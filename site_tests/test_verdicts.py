@@ -20,13 +20,12 @@ from playwright.sync_api import BrowserContext, Page, expect
 from labs.course import load_course
 from labs.learner import finished_pieces
 from labs.session import Session
-from tests.mutants import MUTANTS, Mutant
+from tests.mutants import MUTANTS, Mutant, times_the_code
 from tests.test_labs import BACKWARD_WITH_TOPOSORT
 
 from .learner import BOOT_MS, START_WORKER, check_a_backward
 
 COURSE = load_course()
-CLAIMS = Path(__file__).resolve().parent.parent / "labs" / "claims"
 
 
 def verdict(report: dict) -> list[tuple]:
@@ -57,12 +56,6 @@ def part_of(mutant: Mutant) -> int:
     parts = {COURSE.lessons[lesson].part for lesson, _, _ in mutant.breaks}
     assert len(parts) == 1, mutant.name
     return parts.pop()
-
-
-def times_the_code(lesson: str) -> bool:
-    """Whether a lesson's claims time the learner's code: their verdicts may depend on how fast it runs."""
-    source = (CLAIMS / f"{lesson.lower()}.py").read_text(encoding="utf-8")
-    return any(clock in source for clock in ("perf_counter", "monotonic", "time.time"))
 
 
 class Comparison:

@@ -10,6 +10,7 @@ from labs.course import Course, lesson_number
 from labs.learner import finished_pieces, module_sources
 
 MUTANT_DIR = Path(__file__).resolve().parent
+CLAIMS_DIR = MUTANT_DIR.parent.parent / "labs" / "claims"
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,18 @@ def mutant_sources(course: Course, mutant: Mutant, lesson: str) -> dict[str, str
     """The modules as ``lesson``'s lab starts, every piece finished except the mutant's."""
     pieces = finished_pieces(course, lesson_number(lesson)) | mutant.pieces
     return module_sources(course, lesson, pieces)
+
+
+def times_the_code(lesson: str) -> bool:
+    """Whether a lesson's claims time the learner's code: their verdicts may depend on how fast it runs."""
+    source = (CLAIMS_DIR / f"{lesson.lower()}.py").read_text(encoding="utf-8")
+    return any(clock in source for clock in ("perf_counter", "monotonic", "time.time"))
+
+
+def breaks_a_timed_lab(mutant: Mutant) -> bool:
+    """Whether a mutant breaks a lab whose claims time the code: on a busy machine its "too slow" claim can
+    end by the check's time limit instead of with its own message."""
+    return any(times_the_code(lesson) for lesson, _, _ in mutant.breaks)
 
 
 MUTANTS = load_mutants()
