@@ -1,5 +1,6 @@
 """The learner's work never breaks or vanishes: exact texts, markers in a gap, damaged or missing
-storage, input(), a flood of output, and pages that keep their width on a phone."""
+storage, input(), a flood of output, and a lab that opens at its gap. (That every page keeps its width on a
+phone once its cells have run is the journey's check, in test_journey.py.)"""
 
 from __future__ import annotations
 
