@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "web" / "prerender-math.mjs"
 
@@ -32,12 +34,16 @@ def test_inline_and_display_math_become_katex_html_from_their_unescaped_tex(tmp_
     assert '<code>print("\\\\(not math\\\\)")</code>' in html  # code is not math
 
 
-def test_tex_that_katex_refuses_fails_the_build_naming_the_page(tmp_path: Path) -> None:
-    page = tmp_path / "broken.html"
-    page.write_text('<span class="arithmatex">\\(\\frac{1}{\\)</span>', encoding="utf-8")
+@pytest.mark.parametrize(("name", "math", "says"), [
+    ("broken.html", "\\(\\frac{1}{\\)", "KaTeX cannot render"),  # TeX that KaTeX refuses
+    ("unclosed.html", "\\(x + 1", "math left unrendered"),  # math the pattern cannot match
+])
+def test_math_that_cannot_be_rendered_fails_the_build_naming_the_page(tmp_path: Path, name: str, math: str,
+                                                                      says: str) -> None:
+    (tmp_path / name).write_text(f'<span class="arithmatex">{math}</span>', encoding="utf-8")
     done = prerender(tmp_path)
     assert done.returncode != 0
-    assert "broken.html" in done.stderr and "KaTeX cannot render" in done.stderr
+    assert name in done.stderr and says in done.stderr
 
 
 def test_the_notebook_app_is_left_alone(tmp_path: Path) -> None:
@@ -46,11 +52,3 @@ def test_the_notebook_app_is_left_alone(tmp_path: Path) -> None:
     (site / "notebook" / "index.html").write_text(PAGE, encoding="utf-8")
     assert prerender(site).returncode == 0
     assert (site / "notebook" / "index.html").read_text(encoding="utf-8") == PAGE
-
-
-def test_math_the_pattern_cannot_match_fails_the_build_naming_the_page(tmp_path: Path) -> None:
-    page = tmp_path / "unclosed.html"
-    page.write_text('<span class="arithmatex">\\(x + 1</span>', encoding="utf-8")
-    done = prerender(tmp_path)
-    assert done.returncode != 0
-    assert "math left unrendered" in done.stderr and "unclosed.html" in done.stderr
