@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, Route, expect
 
 from .conftest import LESSON_10
 
@@ -53,6 +55,24 @@ START_WORKER = """async ({ interrupts: wanted }) => {
 }"""
 BOOT_MS = 90_000  # a cold Pyodide start on a busy two-core machine
 RUN_MS = 30_000
+
+
+@contextmanager
+def held(context: BrowserContext, pattern: str) -> Iterator[None]:
+    """Hold every request of ``context`` (workers' too) that matches ``pattern`` until the block ends, then let
+    it go on (through the context's other routes). A start of Python can be kept from finishing this way."""
+    waiting: list[Route] = []
+
+    def hold(route: Route) -> None:
+        waiting.append(route)
+
+    context.route(pattern, hold)
+    try:
+        yield
+    finally:
+        context.unroute(pattern, hold)
+        for route in waiting:
+            route.fallback()
 
 
 def open_page(page: Page, url: str) -> None:

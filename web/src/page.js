@@ -49,7 +49,7 @@ function showState(state, detail = {}) {
 }
 
 function watchRuntime() {
-  showState(runtime.state);
+  showState(runtime.state, runtime.stateDetail); // progress told before this page code came is shown too
   runtime.addEventListener("state", ({ detail }) => showState(detail.state, detail));
   runtime.addEventListener("restarted", ({ detail }) => {
     const note = el("div", { class: "ember-toast", role: "alert", text: `${detail.reason}. Your code is safe and loads again automatically.` });

@@ -22,6 +22,7 @@ export class Runtime extends EventTarget {
     this.nextId = 1;
     this.pending = new Map();
     this.state = "off";
+    this.stateDetail = {};
     const isolated = typeof SharedArrayBuffer !== "undefined" && self.crossOriginIsolated;
     this.interrupts = isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
     this.input = isolated ? new SharedArrayBuffer(INPUT.TEXT_AT + INPUT.BYTES) : null;
@@ -39,6 +40,7 @@ export class Runtime extends EventTarget {
 
   setState(state, detail = {}) {
     this.state = state;
+    this.stateDetail = detail; // for page code that starts watching later (a download's progress so far)
     this.dispatchEvent(new CustomEvent("state", { detail: { state, ...detail } }));
   }
 
