@@ -112,7 +112,7 @@ class Counted(int):
         Counted.compared += 1
         if Counted.compared > Counted.limit:
             raise _Endless
-        return int(self) == other
+        return int.__eq__(self, other)  # not int(self) == other: with another node, that asks other.__eq__ too
 
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
