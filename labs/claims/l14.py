@@ -343,14 +343,38 @@ class Ops:
         return self.made([sum(a.data)], (), (a,), "sum", lambda out: ([out.grad[0]] * n,), name)
 
 
+def grown(root: Any) -> Fail | None:
+    """Fail("joined") for a tensor of root's graph whose gradient holds more numbers than the tensor, if any."""
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        tensor = stack.pop()
+        if id(tensor) in seen:
+            continue
+        seen.add(id(tensor))
+        grad = getattr(tensor, "grad", None)
+        if isinstance(grad, list) and len(grad) > len(tensor.data):
+            name = getattr(tensor, "label", "") or f"the result of '{tensor._op}'"
+            return Fail("joined", name=name, got=len(grad), size=len(tensor.data))
+        stack.extend(getattr(tensor, "_parents", ()))
+    return None
+
+
 def run_backward(root: Any) -> None:
-    """root.backward(), with a seed that is a bare number named as the mistake it is."""
+    """root.backward(), with a seed that is a bare number, or gradients joined end to end, named as the mistakes
+    they are."""
     try:
         root.backward()
-    except (TypeError, IndexError) as exc:
+    except (TypeError, IndexError, ValueError) as exc:
         if not isinstance(root.grad, list):
             raise Fail("seed_number", got=show(root.grad)) from None
+        joined = grown(root)
+        if joined:
+            raise joined from None
         raise exc
+    joined = grown(root)
+    if joined:
+        raise joined
 
 
 @claim("L14", "backward_seed")
