@@ -354,7 +354,9 @@ def grown(root: Any) -> Fail | None:
         seen.add(id(tensor))
         grad = getattr(tensor, "grad", None)
         if isinstance(grad, list) and len(grad) > len(tensor.data):
-            name = getattr(tensor, "label", "") or f"the result of '{tensor._op}'"
+            op = getattr(tensor, "_op", "")
+            made = f"the result of '{op}'" if op else f"a tensor of shape {tensor.shape}"
+            name = getattr(tensor, "label", "") or made
             return Fail("joined", name=name, got=len(grad), size=len(tensor.data))
         stack.extend(getattr(tensor, "_parents", ()))
     return None
