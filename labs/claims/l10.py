@@ -12,6 +12,7 @@ from typing import Any
 from ..claimkit import Env, Fail, claim, close, expect_close, graph_order, show
 
 SLOW_SECONDS = 0.4  # one backward() on a ladder rung or a chain length taking longer counts as too slow
+RETRY_BELOW_SECONDS = 2.0  # a chain walk judged too slow but quicker than this is walked again (twice at most)
 
 
 @claim("L10", "seed")
@@ -210,12 +211,23 @@ def very_long_chain(env: Env) -> None:
     long), before such a walk of 50,000 nodes reaches the time limit.
 
     The time per node of 1,000 is the quickest of three walks: a busy moment of the machine during a single one
-    could make a walk that slows down look steady, and it would then take 50,000 nodes into the time limit."""
+    could make a walk that slows down look steady, and it would then take 50,000 nodes into the time limit. For the
+    same reason a longer walk judged too slow is walked again, up to twice, when that is quick (under
+    RETRY_BELOW_SECONDS), and its quickest walk is judged: on a busy machine a right walk of 50,000 nodes was once
+    measured at sixteen times the time per node of the quickest 1,000."""
     per_node = max(min(chain_backward(env, 1_000) for _ in range(3)) / 1_000, 1e-9)
+
+    def too_slow(seconds: float, length: int, allowed: float) -> bool:
+        return seconds > SLOW_SECONDS and seconds / length / per_node > allowed
+
     for length, allowed in ((5_000, 2.5), (20_000, 10.0), (50_000, 10.0)):  # 20,000: found before the time limit
         seconds = chain_backward(env, length)
-        ratio = seconds / length / per_node
-        if seconds > SLOW_SECONDS and ratio > allowed:
+        for _ in range(2):
+            if not (too_slow(seconds, length, allowed) and seconds < RETRY_BELOW_SECONDS):
+                break
+            seconds = min(seconds, chain_backward(env, length))
+        if too_slow(seconds, length, allowed):
+            ratio = seconds / length / per_node
             raise Fail("slow", length=f"{length:,}", seconds=f"{seconds:.2f}", ratio=f"{ratio:.0f}")
 
 
