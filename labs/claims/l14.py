@@ -344,21 +344,15 @@ class Ops:
 
 
 def grown(root: Any) -> Fail | None:
-    """Fail("joined") for a tensor of root's graph whose gradient holds more numbers than the tensor, if any."""
-    seen: set[int] = set()
-    stack = [root]
-    while stack:
-        tensor = stack.pop()
-        if id(tensor) in seen:
-            continue
-        seen.add(id(tensor))
+    """Fail("joined") for a tensor of root's graph whose gradient holds more numbers than the tensor, if any (the
+    one nearest the output)."""
+    for tensor in oracle_order(root):
         grad = getattr(tensor, "grad", None)
         if isinstance(grad, list) and len(grad) > len(tensor.data):
             op = getattr(tensor, "_op", "")
             made = f"the result of '{op}'" if op else f"a tensor of shape {tensor.shape}"
             name = getattr(tensor, "label", "") or made
             return Fail("joined", name=name, got=len(grad), size=len(tensor.data))
-        stack.extend(getattr(tensor, "_parents", ()))
     return None
 
 
