@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .claimkit import Env
+from .claimkit import Env, Fail, show
 
 Shape = tuple[int, ...]
 Flat = list[float]
@@ -87,6 +87,12 @@ def rule_grads(out: Any, seed: Flat) -> list[Flat]:
     """Call a result's backward rule by hand with ``seed`` as its gradient; answer one gradient per parent."""
     out.grad = list(seed)
     return [list(g) for g in out._backward(out)]
+
+
+def seed_kept(out: Any, seed: Flat, op: str | None = None) -> None:
+    """After a rule was called by hand with ``seed``: Fail("changed_grad") if it left out.grad otherwise."""
+    if list(out.grad) != list(seed):
+        raise Fail("changed_grad", op=op or str(out._op), seed=show(list(seed)), got=show(list(out.grad)))
 
 
 def agree(got: Sequence[float], expected: Sequence[float], tol: float = 1e-9) -> bool:

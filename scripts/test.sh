@@ -5,8 +5,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-python.sh
 bash scripts/setup-node.sh
-bash scripts/setup-chromium.sh
+# Chromium (from Debian's packages on a fresh machine: mostly download and unpacking) installs while the
+# site builds; the tests wait for both.
+bash scripts/setup-chromium.sh &
+chromium=$!
 .venv/bin/python scripts/build_site.py
+wait "$chromium"
 echo "== ruff"
 .venv/bin/ruff check .
 # Two phases: every test but those marked "alone" in EMBER_TEST_PROCESSES processes (2 by default), then

@@ -21,6 +21,8 @@ def add_local(env: Env) -> None:
         raise Fail("upstream")
     if not (close(a.grad, 2.5) and close(b.grad, 2.5)):
         raise Fail("wrong", got_a=show(a.grad), got_b=show(b.grad))
+    if not close(s.grad, 2.5):
+        raise Fail("cleared", got=show(s.grad))
 
 
 @claim("L08", "mul_local")
@@ -38,6 +40,8 @@ def mul_local(env: Env) -> None:
         raise Fail("upstream", got=got)
     if not (close(a.grad, -1.5) and close(b.grad, 1.0)):
         raise Fail("wrong", got=got)
+    if not close(p.grad, 0.5):
+        raise Fail("cleared", got=show(p.grad))
 
 
 @claim("L08", "worked_example")

@@ -26,15 +26,19 @@ def check_op(env: Env, op: Callable, reference: Callable[[float], float], points
 
 
 def check_in_a_graph(env: Env, op: Callable, reference: Callable[[float], float], x: float) -> None:
-    """op's step inside a larger graph: it multiplies by out.grad (z = 3·op(x)), and adds to x.grad (op(x)·x).
+    """op's step inside a larger graph: it multiplies by out.grad (z = 3·op(x)), leaves out.grad as it found
+    it, and adds to x.grad (op(x)·x).
 
-    Fails with 'upstream' or 'assign'; run after check_op, so the step's own slope is known to be right.
+    Fails with 'upstream', 'cleared' or 'assign'; run after check_op, so the step's own slope is known to be right.
     """
     slope = nudged(reference, x)
     v = env.Value(x)
-    (op(v) * 3).backward()
+    y = op(v)
+    (y * 3).backward()
     if not close(v.grad, 3 * slope, 1e-5):
         raise Fail("upstream", x=show(x), slope=show(slope), got=show(v.grad), expected=show(3 * slope))
+    if not close(y.grad, 3.0):  # what the product sent it
+        raise Fail("cleared", x=show(x), got=show(y.grad))
     v = env.Value(x)
     (op(v) * v).backward()
     expected = float(f"{reference(x) + x * slope:.9g}")  # the product's share, plus the share through op

@@ -42,9 +42,12 @@ def sigmoid(env: Env) -> None:
     x = 1.2
     slope = float(f"{nudged_slope(sigmoid_by_math, x):.9g}")
     v = env.Value(x)
-    (v.sigmoid() * 3).backward()
+    s = v.sigmoid()
+    (s * 3).backward()
     if not close(v.grad, 3 * slope, 1e-5):
         raise Fail("upstream", x=show(x), slope=show(slope), got=show(v.grad), expected=show(3 * slope))
+    if not close(s.grad, 3.0):  # what the product sent it
+        raise Fail("cleared", x=show(x), got=show(s.grad))
     v = env.Value(x)
     (v.sigmoid() * v).backward()
     direct, through = sigmoid_by_math(x), float(f"{x * slope:.9g}")

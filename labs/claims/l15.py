@@ -15,7 +15,7 @@ from itertools import combinations
 from typing import Any
 
 from ..claimkit import Env, Fail, claim, show
-from ..oracle import Shape, agree, nested, numbers, rule_grads, size, stretched, total
+from ..oracle import Shape, agree, nested, numbers, rule_grads, seed_kept, size, stretched, total
 
 # --- the checker's own broadcasting ------------------------------------------------------------
 
@@ -323,6 +323,7 @@ class Case:
                 raise Fail("grad", expr=self.expr, upstream=show(self.seed), side="ab"[which],
                            shape=show(tuple(parent.shape)), expected=show(expected[which]), got=show(grad),
                            why=self.grad_why(which, grad))
+        seed_kept(out, self.seed)
 
     def check_walk(self, expected: tuple[list[float], ...]) -> None:
         """loss = (a op b * w).sum() through the learner's backward(): a's and b's .grad match the Values."""

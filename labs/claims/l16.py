@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..claimkit import Env, Fail, claim, show
-from ..oracle import Flat, Shape, agree, leaves, nested, numbers, rule_grads, size, total
+from ..oracle import Flat, Shape, agree, leaves, nested, numbers, rule_grads, seed_kept, size, total
 
 # --- positions, by the checker's own arithmetic ---------------------------------------------------
 
@@ -205,6 +205,7 @@ def sum_backward(env: Env) -> None:
             raise Fail("unlinked", call=call_of(axis, keepdims), what=what)
         (got,) = grads_by_parent(y, seed, x)
         if got is not None and agree(got, expected):
+            seed_kept(y, seed, "sum")
             continue
         values = dict(call=call_of(axis, keepdims), shape=show(shape), n=size(shape), out_shape=show(out_shape),
                       seed=show(nested(seed, out_shape)), expected=show(nested(expected, shape)),
@@ -286,6 +287,7 @@ def matmul_grads(env: Env) -> None:
             raise Fail("unlinked", sa=shape_text((n, k)), sb=shape_text((k, m)), what=what)
         got_a, got_b = grads_by_parent(out, seed, ta, tb)
         if got_a is not None and got_b is not None and agree(got_a, expected_a) and agree(got_b, expected_b):
+            seed_kept(out, seed, "@")
             continue
         values = dict(sa=shape_text((n, k)), sb=shape_text((k, m)), sg=shape_text((n, m)),
                       a=show(nested(a, (n, k))), b=show(nested(b, (k, m))), seed=show(nested(seed, (n, m))),
@@ -397,6 +399,7 @@ def rows(env: Env) -> None:
             raise Fail("unlinked", what=what, **values)
         (got,) = grads_by_parent(out, seed, tw)
         if got is not None and agree(got, expected):
+            seed_kept(out, seed, "rows")
             continue
         values["got"] = listed(got, TABLE)
         if got is not None and len(got) != n * m:

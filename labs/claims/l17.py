@@ -189,6 +189,8 @@ def gradient(env: Env) -> None:
         key = "upstream" if agree(got, once) else "scaled"
         raise Fail(key, targets=show(targets), shape=show(shape), scale=show(UPSTREAM), row=r,
                    got=show(row_of(got, r, v)), expected=show(row_of(expected, r, v)))
+    if not agree(list(loss.grad), [UPSTREAM]):  # what the product sent the loss
+        raise Fail("changed_grad", targets=show(targets), scale=show(UPSTREAM), got=show(list(loss.grad)))
     logits, loss = loss_of(env, flat, shape, targets)
     loss.backward()
     loss.backward()
