@@ -1,6 +1,7 @@
 """The page and the terminal agree: every known-wrong piece gets the same verdict from the checks run
-by the page's own worker (Pyodide) as from `python -m labs check` (CPython), and a lab that imports
-between the learner's files passes in the page before any example cell has run."""
+by the page's own worker (Pyodide) as from `python -m labs check` (CPython), every correct piece written
+another way passes in the page as in the terminal, and a lab that imports between the learner's files
+passes in the page before any example cell has run."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from labs.learner import finished_pieces
 from labs.session import Session
 from tests.mutants import MUTANTS, Mutant, times_the_code
 from tests.test_labs import BACKWARD_WITH_TOPOSORT
+from tests.variants import VARIANTS, Variant
 
 from .learner import BOOT_MS, START_WORKER, check_a_backward
 
@@ -194,6 +196,46 @@ def test_every_piece_whose_verdict_could_depend_on_speed_gets_the_same_verdict_w
     for name, payload, in_terminal in watched_too:
         comparison.both(watched, payload, f"{name} (watched by sys.monitoring)", in_terminal)
     assert timed > 0 and comparison.compared == timed + len(watched_too) > timed
+
+
+def variant_check(variant: Variant) -> dict:
+    """The payload that checks a correct piece's lab with it, every other piece finished."""
+    return {"lab": variant.lesson,
+            "pieces": finished_pieces(COURSE, COURSE.lessons[variant.lesson].number) | variant.pieces}
+
+
+def failed_claims(report: dict) -> list[tuple]:
+    return [(r["claim"], r["key"], (r["problem"] or {}).get("kind")) for r in report["results"] if not r["passed"]]
+
+
+@pytest.mark.long
+def test_every_correct_piece_written_another_way_passes_in_the_page(context: BrowserContext, base_url: str) -> None:
+    """The variants of labs whose claims do not time the code, in two isolated pages at once. Pyodide runs
+    Python two to three times slower than the terminal: a correct but slow piece must still finish within
+    its claims' time limits there."""
+    pages = isolated_pages(context, base_url, 2)
+    variants = [variant for variant in VARIANTS if not times_the_code(variant.lesson)]
+    failures = []
+    for start in range(0, len(variants), len(pages)):
+        batch = list(zip(pages, variants[start:start + len(pages)]))
+        for where, variant in batch:
+            where.evaluate("(p) => { window.underWay = ask('check', p); }", variant_check(variant))
+        for where, variant in batch:
+            if failed := failed_claims(where.evaluate("() => window.underWay")):
+                failures.append((variant.lesson, variant.name, failed))
+    assert variants and not failures, failures
+
+
+@pytest.mark.alone
+@pytest.mark.long
+def test_every_correct_piece_of_a_lab_that_times_the_code_passes_in_the_page_with_nothing_else_running(
+        context: BrowserContext, base_url: str) -> None:
+    """The variants of labs whose claims time the code, one at a time in an isolated page."""
+    page, = isolated_pages(context, base_url, 1)
+    variants = [variant for variant in VARIANTS if times_the_code(variant.lesson)]
+    failures = [(variant.lesson, variant.name, failed) for variant in variants
+                if (failed := failed_claims(page.evaluate("(p) => ask('check', p)", variant_check(variant))))]
+    assert variants and not failures, failures
 
 
 def test_every_known_wrong_piece_breaks_labs_of_one_part() -> None:

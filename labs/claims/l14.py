@@ -346,34 +346,35 @@ class Ops:
         return self.made([sum(a.data)], (), (a,), "sum", lambda out: ([out.grad[0]] * n,), name)
 
 
-def grown(root: Any) -> Fail | None:
-    """Fail("joined") for a tensor of root's graph whose gradient holds more numbers than the tensor, if any (the
-    one nearest the output)."""
+def misshapen(root: Any) -> Fail | None:
+    """For the tensor of root's graph nearest the output whose gradient holds more numbers than the tensor,
+    Fail("joined"); for one whose gradient holds fewer, Fail("short"); None when every gradient fits."""
     for tensor in oracle_order(root):
         grad = getattr(tensor, "grad", None)
-        if isinstance(grad, list) and len(grad) > len(tensor.data):
+        if isinstance(grad, list) and len(grad) != len(tensor.data):
             op = getattr(tensor, "_op", "")
             made = f"the result of '{op}'" if op else f"a tensor of shape {tensor.shape}"
             name = getattr(tensor, "label", "") or made
-            return Fail("joined", name=name, got=len(grad), size=len(tensor.data))
+            return Fail("joined" if len(grad) > len(tensor.data) else "short",
+                        name=name, got=len(grad), size=len(tensor.data))
     return None
 
 
 def run_backward(root: Any) -> None:
-    """root.backward(), with a seed that is a bare number, or gradients joined end to end, named as the mistakes
-    they are."""
+    """root.backward(), with a seed that is a bare number, or gradients joined end to end or cut short, named as
+    the mistakes they are."""
     try:
         root.backward()
     except (TypeError, IndexError, ValueError) as exc:
         if not isinstance(root.grad, list):
             raise Fail("seed_number", got=show(root.grad)) from None
-        joined = grown(root)
-        if joined:
-            raise joined from None
+        found = misshapen(root)
+        if found:
+            raise found from None
         raise exc
-    joined = grown(root)
-    if joined:
-        raise joined
+    found = misshapen(root)
+    if found:
+        raise found
 
 
 @claim("L14", "backward_seed")
@@ -573,7 +574,19 @@ def by_tensor(a: Any, b: Any) -> Any:
 @claim("L14", "engine")
 def engine(env: Env) -> None:
     a_flat, b_flat = [0.5, -1.0, 0.0, 1.5, -0.3, 2.0], oracle.numbers(SHAPE, 61, 0.4, 2.0)
-    got, (ga, gb) = oracle.by_tensors(env, by_tensor, (a_flat, SHAPE), (b_flat, SHAPE))
+    a, b = tensor(env, a_flat), tensor(env, b_flat)
+    out = by_tensor(a, b)
+    try:
+        out.backward()
+    except (TypeError, IndexError, ValueError):
+        found = misshapen(out)
+        if found:
+            raise found from None
+        raise
+    found = misshapen(out)
+    if found:
+        raise found
+    got, ga, gb = out.item(), list(a.grad), list(b.grad)
     expected, (ea, eb) = oracle.by_values(env, spelled, a_flat, b_flat)
     if not (oracle.agree([got], [expected]) and oracle.agree(ga, ea) and oracle.agree(gb, eb)):
         raise Fail("wrong", got=show(got), expected=show(rounded([expected])[0]), got_a=show(ga), got_b=show(gb),
