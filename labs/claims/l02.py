@@ -59,6 +59,15 @@ def product_rule(env: Env) -> None:
             elif close(got, df(x) * math.sin(x) - f(x) * math.cos(x), 1e-9):
                 key = "minus"
             raise Fail(key, x=show(x), got=show(got), expected=show(expected))
+    # The rule builds the slope from the two slopes it is handed. Handed stand-ins (not the true slopes of
+    # f and g), it must follow them; a slope found by nudging f·g does not.
+    x, f_stand_in, g_stand_in = 1.5, 10.0, -4.0
+    got = env.nudge.product_slope(f, lambda _: f_stand_in, math.sin, lambda _: g_stand_in, x)
+    expected = f_stand_in * math.sin(x) + f(x) * g_stand_in
+    if not close(got, expected, 1e-9):
+        nudged = quiet_slope(lambda t: t * t * math.sin(t), x)
+        raise Fail("nudged" if close(got, nudged, 1e-5) else "stand_ins", x=show(x), got=show(got),
+                   expected=show(expected), fs=show(f_stand_in), gs=show(g_stand_in))
 
 
 def recording(name: str, slope: Callable[[float], float], asked: list[tuple[str, float]]) -> Callable[[float], float]:

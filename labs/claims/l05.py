@@ -92,8 +92,35 @@ OPERATIONS = (
 )
 
 
+# One operation each, on d = Dual(0.5, 1.0) and e = Dual(2.0, 0.0): none may change d or e.
+SINGLE = (
+    ("d + e", lambda d, e: d + e), ("d + 1", lambda d, e: d + 1), ("2 + d", lambda d, e: 2 + d),
+    ("d - e", lambda d, e: d - e), ("d - 1", lambda d, e: d - 1), ("2 - d", lambda d, e: 2 - d),
+    ("d * e", lambda d, e: d * e), ("d * 3", lambda d, e: d * 3), ("3 * d", lambda d, e: 3 * d),
+    ("d / e", lambda d, e: d / e), ("d / 2", lambda d, e: d / 2), ("2 / d", lambda d, e: 2 / d),
+    ("-d", lambda d, e: -d), ("d ** 3", lambda d, e: d**3), ("d.exp()", lambda d, e: d.exp()),
+    ("d.log()", lambda d, e: d.log()), ("d.tanh()", lambda d, e: d.tanh()), ("d.relu()", lambda d, e: d.relu()),
+)
+
+
+def operands_kept(env: Env) -> None:
+    """Fail if an operation changes a Dual it was given (one that raises is left to the other checks)."""
+    for expr, op in SINGLE:
+        d, e = env.dual.Dual(0.5, 1.0), env.dual.Dual(2.0, 0.0)
+        try:
+            op(d, e)
+        except Exception:  # the checks below report it with its place
+            continue
+        for name, dual, value, deriv in (("d", d, 0.5, 1.0), ("e", e, 2.0, 0.0)):
+            now = getattr(dual, "value", None), getattr(dual, "deriv", None)
+            if now != (value, deriv):
+                raise Fail("changed_input", op=expr, name=name, value=show(value), deriv=show(deriv),
+                           got_value=described(now[0]), got=described(now[1]))
+
+
 @claim("L05", "every_operation")
 def every_operation(env: Env) -> None:
+    operands_kept(env)
     for expr, op, plain, points in OPERATIONS:
         slips = {"tanh_of_input": lambda t: 1 - t * t} if expr == "tanh(x)" else {}
         check(env, "wrong", expr, op, plain, points, **slips)
