@@ -100,6 +100,12 @@ def exp_shared(env: Env) -> None:
 def log(env: Env) -> None:
     check_op(env, lambda v: v.log(), math.log, (0.5, 2.0, 7.0))
     check_in_a_graph(env, lambda v: v.log(), math.log, 2.0)
+    for x in (-2.0, 0.0):  # ln x exists only for x > 0
+        try:
+            y = env.Value(x).log()
+        except ValueError:
+            continue
+        raise Fail("not_refused", x=show(x), got_y=show(getattr(y, "data", y)))
 
 
 @claim("L11", "tanh")
