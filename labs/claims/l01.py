@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable
 
-from ..claimkit import Env, Fail, claim, close, show
+from ..claimkit import Env, Fail, claim, close, is_number, show
 
 
 def cube(x: float) -> float:
@@ -38,11 +39,40 @@ def slip_of(got: object, f: Callable[[float], float], x: float, h: float) -> str
     return None
 
 
+def default_step(env: Env) -> float | None:
+    """The number slope's h defaults to, if its signature gives one."""
+    try:
+        parameter = inspect.signature(env.nudge.slope).parameters.get("h")
+    except (TypeError, ValueError):
+        return None
+    default = None if parameter is None else parameter.default
+    return float(default) if is_number(default) and not isinstance(default, bool) else None
+
+
+def default_step_slip(env: Env, got: object, f: Callable[[float], float], x: float) -> tuple[str, str] | None:
+    """('tiny_default' or 'large_default', the step) when ``got`` is the central difference with slope's own
+    default step and that step is far from about 1e-6."""
+    h = default_step(env)
+    if h is None or not 0 < h < math.inf:
+        return None
+    if not close(got, (f(x + h) - f(x - h)) / (2 * h), 1e-9):
+        return None
+    if h < 1e-9:
+        return "tiny_default", show(h)
+    if h > 1e-4:
+        return "large_default", show(h)
+    return None
+
+
 @claim("L01", "square")
 def square(env: Env) -> None:
-    got = env.nudge.slope(lambda x: x * x, 3.0)
+    def f(x: float) -> float:
+        return x * x
+
+    got = env.nudge.slope(f, 3.0)
     if not within(got, 6.0, 1e-7):
-        raise Fail("wrong", got=show(got))
+        key, h = default_step_slip(env, got, f, 3.0) or ("wrong", "")
+        raise Fail(key, got=show(got), h=h)
 
 
 @claim("L01", "central")
@@ -63,8 +93,10 @@ def sine(env: Env) -> None:
     for x in (0.7, 2.5):  # where sin rises, then where it falls
         got, expected = env.nudge.slope(math.sin, x), math.cos(x)
         if not close(got, expected, 1e-8):
-            key = "sign" if close(got, -expected, 1e-6) else "wrong"
-            raise Fail(key, x=show(x), got=show(got), expected=show(expected))
+            key, h = default_step_slip(env, got, math.sin, x) or ("wrong", "")
+            if close(got, -expected, 1e-6):
+                key = "sign"
+            raise Fail(key, x=show(x), got=show(got), expected=show(expected), h=h)
 
 
 @claim("L01", "bad_h")
