@@ -13,7 +13,7 @@ from labs.learner import finished_pieces
 from tests.test_part2_pages import KAHN
 
 from .conftest import LESSON_10
-from .learner import open_page, run_cell, wait_for_lab
+from .learner import open_page, run_cell, run_checks, type_into_gap, wait_for_lab
 
 COURSE = load_course()
 LESSON_01 = "lessons/01-slopes-by-nudging/"
@@ -82,6 +82,46 @@ def test_plot_and_heat_map_labels_stay_readable_on_a_phone(page: Page, base_url:
     expect(output.locator(".ember-field svg")).to_be_visible()
     sizes = output.evaluate(TICK_SIZES)
     assert sizes and min(sizes) >= 11, sizes
+
+
+TINY_DEFAULT_STEP = """
+def slope(f, x, h=1e-12):
+    if h <= 0:
+        raise ValueError("h must be positive")
+    return (f(x + h) - f(x - h)) / (2 * h)
+"""
+
+# Each number in exponent form in the claims' names and messages, as the page shows it: its text, whether it is
+# kept whole by its own element, and on how many lines it is drawn.
+EXPONENT_NUMBERS = """(claims) => [...claims.querySelectorAll(".ember-claim-name, .ember-claim-message")].flatMap((part) => {
+  const found = [];
+  const walker = document.createTreeWalker(part, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const match of node.data.matchAll(/\\d(?:\\.\\d+)?e[-+]\\d+/g)) {
+      const range = document.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      const tops = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+      found.push({ text: match[0], whole: node.parentElement.classList.contains("ember-nowrap"), lines: tops.size });
+    }
+  }
+  return found;
+})"""
+
+
+def test_a_number_like_1e_6_in_a_checks_message_stays_on_one_line_on_a_phone(page: Page, base_url: str) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    open_page(page, base_url + LESSON_01)
+    wait_for_lab(page)
+    type_into_gap(page, "L01.slope", TINY_DEFAULT_STEP)
+    claims = run_checks(page)
+    expect(claims.filter(has_text="your default step, h = 1e-12")).to_have_count(2)
+    numbers = page.locator(".ember-claims").evaluate(EXPONENT_NUMBERS)
+    texts = {number["text"] for number in numbers}
+    assert {"1e-12", "1e-6", "1e-7", "1e-8", "1e-3", "2e-6"} <= texts, texts
+    broken = [number for number in numbers if not number["whole"] or number["lines"] != 1]
+    assert not broken, broken
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
 
 
 def test_the_trap_graph_fits_its_box_on_a_laptop(page: Page, base_url: str) -> None:

@@ -5,6 +5,16 @@ import { handOver, notebookUrl } from "./notebook.js";
 import { el } from "./render.js";
 import * as storage from "./storage.js";
 
+// A number in exponent form (1e-6, 2.5e+10): on a narrow screen the line may not break at its sign.
+const EXPONENT_FORM = /(\d(?:\.\d+)?e[-+]\d+)/;
+
+/** Set an element's text, each number in exponent form kept on one line (as text nodes: nothing is parsed). */
+function withNumbersWhole(element, text) {
+  element.replaceChildren(...text.split(EXPONENT_FORM).map((part, i) =>
+    (i % 2 ? el("span", { class: "ember-nowrap", text: part }) : document.createTextNode(part))));
+  return element;
+}
+
 export class Lab {
   constructor(holder, { course, runtime, siteRoot }) {
     this.holder = holder;
@@ -27,7 +37,7 @@ export class Lab {
     for (const claim of lesson.claims) {
       this.claimList.append(el("li", { "data-claim": claim.key, "data-state": "idle" },
         el("span", { class: "ember-claim-mark", "aria-hidden": "true", text: "○" }),
-        el("span", { class: "ember-claim-name", text: claim.name }),
+        withNumbersWhole(el("span", { class: "ember-claim-name" }), claim.name),
         el("span", { class: "ember-claim-message" })));
     }
     this.problem = el("div", { class: "ember-problem", role: "alert", hidden: true });
@@ -193,7 +203,7 @@ export class Lab {
       if (!item) continue;
       item.dataset.state = result.passed ? "pass" : "fail";
       item.querySelector(".ember-claim-mark").textContent = result.passed ? "✓" : "✗";
-      item.querySelector(".ember-claim-message").textContent = result.passed ? "" : result.message;
+      withNumbersWhole(item.querySelector(".ember-claim-message"), result.passed ? "" : result.message);
     }
     this.showProblem(report.problem);
     this.closing.dataset.lit = String(report.passed);
