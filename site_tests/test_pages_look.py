@@ -93,7 +93,8 @@ def slope(f, x, h=1e-12):
 
 # Each number in exponent form in the claims' names and messages, as the page shows it: its text, whether it is
 # kept whole by its own element, and on how many lines it is drawn.
-EXPONENT_NUMBERS = """(claims) => [...claims.querySelectorAll(".ember-claim-name, .ember-claim-message")].flatMap((part) => {
+EXPONENT_NUMBERS = """(claims) => [...claims.querySelectorAll(".ember-claim-name, .ember-claim-message")]
+  .flatMap((part) => {
   const found = [];
   const walker = document.createTreeWalker(part, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
