@@ -142,3 +142,20 @@ def test_a_learner_who_reaches_for_search_while_python_starts_gets_the_index_at_
     assert asked < page.evaluate("window.__readyAt")
     page.locator("input[data-md-component=search-query]").press_sequentially("order of blame", delay=50)
     expect(page.locator(".md-search-result__item a[href*='10-order-of-blame']").first).to_be_visible(timeout=10_000)
+
+
+def test_a_page_whose_course_data_cannot_be_fetched_says_so_and_throws_nothing(page: Page, base_url: str) -> None:
+    asked: list[str] = []
+
+    def refuse(route) -> None:
+        asked.append(route.request.url)
+        route.abort()
+
+    page.route("**/assets/gen/course.json", refuse)
+    page.goto(base_url + LESSON_10)
+    problem = page.get_by_role("alert").filter(has_text="could not load the course's data")
+    expect(problem).to_be_visible(timeout=BOOT_MS)
+    expect(problem).to_contain_text("Reload the page")
+    assert len(asked) == 2  # tried once more before saying so
+    expect(page.locator(".ember-lab[data-ready=true]")).to_have_count(0)
+    # the page's own errors are none: the fixture's watch fails the test on an uncaught one

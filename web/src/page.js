@@ -13,9 +13,32 @@ let currentRoot = null; // the page now shown (instant navigation swaps it)
 let currentLab = null; // that page's lab, if it has one
 const NOTEBOOK_WAIT_MS = 10_000;
 
+const COURSE_RETRY_MS = 1000;
+
+/**
+ * The course's data (course.json), once per visit. A fetch that fails (cut short by a reload, a network that
+ * dropped it) is tried once more a moment later; if that fails too, the caller is told.
+ */
 async function loadCourse() {
-  if (!course) course = await (await fetch(new URL("course.json", here))).json();
+  for (let attempt = 0; !course; attempt++) {
+    try {
+      const response = await fetch(new URL("course.json", here));
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      course = await response.json();
+    } catch (error) {
+      if (attempt > 0) throw error;
+      await new Promise((resolve) => setTimeout(resolve, COURSE_RETRY_MS));
+    }
+  }
   return course;
+}
+
+/** Say at the top of the page that its questions and lab could not start, and why. */
+function mountCourseProblem(root, error) {
+  root.querySelector(".ember-course-problem")?.remove();
+  root.prepend(el("div", { class: "ember-course-problem admonition warning", role: "alert",
+    text: `This page's questions and lab could not load the course's data (${error.message || error}). `
+      + "Reload the page to try again; your saved work is not touched." }));
 }
 
 /** A small indicator of Python's state, in the page header. */
@@ -130,7 +153,13 @@ async function mountPage() {
   const root = document.querySelector("article") || document.body;
   const page = root.querySelector(".ember-page");
   if (page && location.protocol !== "file:") runtime.start(); // boot Python first: everything else can wait
-  const data = await loadCourse();
+  let data;
+  try {
+    data = await loadCourse();
+  } catch (error) {
+    mountCourseProblem(root, error);
+    return;
+  }
   currentRoot = root;
   mountStorageNotice(root);
   mountQuestions(root, data);
