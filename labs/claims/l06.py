@@ -154,6 +154,8 @@ def linear(env: Env) -> None:
     try:
         with comparisons_limited(graph):
             env.graph.toposort(root, parents)  # whether its order is right is the other claims' business
+    except RecursionError:
+        raise Fail("recursion") from None
     except _Endless:
         if calls[0] > limit:
             raise Fail("paths", nodes=f"{nodes_count:,}", got=f"{limit:,}") from None
