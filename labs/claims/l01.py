@@ -46,7 +46,7 @@ def default_step(env: Env) -> float | None:
     except (TypeError, ValueError):
         return None
     default = None if parameter is None else parameter.default
-    return float(default) if is_number(default) and not isinstance(default, bool) else None
+    return float(default) if is_number(default) else None
 
 
 def default_step_slip(env: Env, got: object, f: Callable[[float], float], x: float) -> tuple[str, str] | None:
@@ -93,9 +93,10 @@ def sine(env: Env) -> None:
     for x in (0.7, 2.5):  # where sin rises, then where it falls
         got, expected = env.nudge.slope(math.sin, x), math.cos(x)
         if not close(got, expected, 1e-8):
-            key, h = default_step_slip(env, got, math.sin, x) or ("wrong", "")
             if close(got, -expected, 1e-6):
-                key = "sign"
+                key, h = "sign", ""
+            else:
+                key, h = default_step_slip(env, got, math.sin, x) or ("wrong", "")
             raise Fail(key, x=show(x), got=show(got), expected=show(expected), h=h)
 
 

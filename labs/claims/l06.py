@@ -53,6 +53,13 @@ def listed(got: object, limit: int = 8) -> str:
     return opening + ", ".join(repr(x) for x in got[:limit]) + f", ...{closing} ({len(got):,} items)"
 
 
+def as_list(got: object, label: str, limit: int = 8) -> list:
+    """The learner's order, or a failure naming what came back instead of a list."""
+    if not isinstance(got, list):
+        raise Fail("not_list", graph=label, kind=type(got).__name__, got=listed(got, limit))
+    return got
+
+
 def violation(order: list, parents: Callable[[Hashable], list]) -> tuple[Hashable, Hashable] | None:
     """The first (node, parent) pair where the parent is listed before the node, if any."""
     position = {node: i for i, node in enumerate(order)}
@@ -69,8 +76,7 @@ def valid(env: Env, root: Hashable, graph: dict, label: str, limit: int = 8) -> 
         got = env.graph.toposort(root, graph.__getitem__)
     except ValueError as error:
         raise Fail("false_cycle", graph=label, got=repr(str(error))) from None
-    if not isinstance(got, list):
-        raise Fail("not_list", graph=label, kind=type(got).__name__, got=listed(got, limit))
+    got = as_list(got, label, limit)
     if sorted(map(str, got)) != sorted(graph):
         raise Fail("count", graph=label, expected=len(graph), got=listed(got, limit))
     if got[0] != root and got[-1] == root:
@@ -182,10 +188,9 @@ def deep_chain(env: Env) -> None:
         raise Fail("recursion") from None
     except _Endless:
         raise searched(chain) from None
-    if not isinstance(got, list):
-        raise Fail("not_list", graph="a chain 50,000 nodes deep", kind=type(got).__name__, got=listed(got))
-    if got != nodes[::-1]:  # the same objects: compared by identity, no == called
-        raise Fail("wrong", got=listed(got))
+    order = as_list(got, "a chain 50,000 nodes deep")
+    if order != nodes[::-1]:  # the same objects: compared by identity, no == called
+        raise Fail("wrong", got=listed(order))
 
 
 @claim("L06", "ladder")
@@ -195,10 +200,9 @@ def ladder(env: Env) -> None:
         got = env.graph.toposort(40, parents)
     except _Endless:
         raise Fail("paths", got=calls[0] - 1) from None
-    if not isinstance(got, list):
-        raise Fail("not_list", graph="the doubling ladder", kind=type(got).__name__, got=listed(got))
-    if got != list(range(40, -1, -1)):
-        raise Fail("wrong", got=listed(got))
+    order = as_list(got, "the doubling ladder")
+    if order != list(range(40, -1, -1)):
+        raise Fail("wrong", got=listed(order))
 
 
 @claim("L06", "cycle")
