@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from functools import cache
+from itertools import islice
 
 from ..claimkit import Env, Fail, claim
 
@@ -46,11 +47,12 @@ def counting(graph: Callable[[Hashable], list], limit: int) -> tuple[Callable[[H
 
 
 def listed(got: object, limit: int = 8) -> str:
-    """A returned order as a short text: its first items, and how many there are."""
-    if not isinstance(got, (list, tuple)) or len(got) <= limit:
+    """A returned order (a list, or a tuple or set in its place) as a short text: its first items, and how many."""
+    if not isinstance(got, (list, tuple, set, frozenset)) or len(got) <= limit:
         return repr(got)
-    opening, closing = "[]" if isinstance(got, list) else "()"
-    return opening + ", ".join(repr(x) for x in got[:limit]) + f", ...{closing} ({len(got):,} items)"
+    opening, closing = "[]" if isinstance(got, list) else "()" if isinstance(got, tuple) else "{}"
+    first = ", ".join(repr(x) for x in islice(got, limit))
+    return f"{opening}{first}, ...{closing} ({len(got):,} items)"
 
 
 def as_list(got: object, label: str, limit: int = 8) -> list:
