@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import inspect
+import math
 from collections.abc import Callable
 
-from ..claimkit import Env, Fail, claim, close, show
+from ..claimkit import Env, Fail, claim, close, is_number, show
 
 H = 1e-3  # a step large enough that a one-sided difference is 3e-3 off on x²y, while the central one is exact
 
@@ -58,6 +60,41 @@ def diagnosis(got: object, f: Callable[[list[float]], float], xs: list[float], i
     return "wrong"
 
 
+def default_of_h(function: Callable[..., object]) -> float | None:
+    """The number ``function``'s h defaults to, if its signature gives one."""
+    try:
+        parameter = inspect.signature(function).parameters.get("h")
+    except (TypeError, ValueError):
+        return None
+    default = None if parameter is None else parameter.default
+    return float(default) if is_number(default) else None
+
+
+def default_slip(function: Callable[..., object], got: object, f: Callable[[list[float]], float], xs: list[float],
+                 i: int) -> tuple[str, str] | None:
+    """('tiny_default' or 'large_default', the step) when ``got`` is the central difference along input i with
+    ``function``'s own default step, and that step is far from about 1e-6."""
+    h = default_of_h(function)
+    if h is None or not 0 < h < math.inf:
+        return None
+    if not close(got, (f(nudged(xs, i, h)) - f(nudged(xs, i, -h))) / (2 * h), 1e-9):
+        return None
+    if h < 1e-9:
+        return "tiny_default", show(h)
+    if h > 1e-4:
+        return "large_default", show(h)
+    return None
+
+
+def default_step(call: str, got: object, function: Callable[..., object]) -> None:
+    """Fail unless ``got``, the slope of x³·y along x at (2, 3) with h left to its default (1e-6), is 36 to within
+    1e-6 (a step of 1e-6 adds 3h²); name the function's own default step when it is far from 1e-6."""
+    if close(got, 36.0, 1e-6):
+        return
+    key, step = default_slip(function, got, x3y, [2.0, 3.0], 0) or ("default_step", "")
+    raise Fail(key, call=call, expected="36.0", got=repr(got), step=step)
+
+
 def described(got: object) -> str:
     """A result as a learner reads it, naming its type when it is not a list."""
     if isinstance(got, list):
@@ -76,17 +113,23 @@ def partial_x2y(env: Env) -> None:
         for call, run, h, tol in runs:
             got = run()
             if not close(got, expected, tol):
-                key = diagnosis(got, x2y, [2.0, 3.0], i, h)
-                raise Fail(key, call=call, i=i, other=1 - i, expected=show(expected), why=why, got=show(got))
+                slip = default_slip(partial, got, x2y, [2.0, 3.0], i) if h == 1e-6 else None
+                key, step = slip or (diagnosis(got, x2y, [2.0, 3.0], i, h), "")
+                raise Fail(key, call=call, i=i, other=1 - i, expected=show(expected), why=why, got=show(got),
+                           step=step)
+    got = partial(lambda xs: 1e-9 * x2y(xs), [2.0, 3.0], 0)
+    if not (is_number(got) and math.isclose(got, 1.2e-8, rel_tol=1e-5)):
+        raise Fail("tiny", got=show(got))
     got = partial(x3y, [2.0, 3.0], 0, H)
     if not close(got, 36.000003, 1e-10):
         raise Fail("ignores_h" if close(got, 36.0, 3e-9) else "wrong_h", got=repr(got))
+    default_step("partial(g, [2.0, 3.0], 0) for g = x³·y", partial(x3y, [2.0, 3.0], 0), partial)
 
 
 @claim("L03", "gradient_x2y")
 def gradient_x2y(env: Env) -> None:
     gradient = env.nudge.gradient
-    got = gradient(x2y, [2.0, 3.0])
+    got = first = gradient(x2y, [2.0, 3.0])
     if not isinstance(got, list):
         raise Fail("not_list", got=described(got))
     if len(got) != 2:
@@ -94,16 +137,22 @@ def gradient_x2y(env: Env) -> None:
     if all_close(got, [4.0, 12.0]):
         raise Fail("order", got=show(got))
     if not all_close(got, [12.0, 4.0]):
-        raise Fail("wrong", call="gradient(f, [2.0, 3.0])", got=show(got))
+        key, step = default_slip(gradient, got[0], x2y, [2.0, 3.0], 0) or ("wrong", "")
+        raise Fail(key, call="gradient(f, [2.0, 3.0])", expected="[12.0, 4.0]", got=show(got), step=step)
     got = gradient(x2y, [2.0, 3.0], H)
     if not all_close(got, [12.0, 4.0], 1e-8):
         keys = {diagnosis(g, x2y, [2.0, 3.0], i, H) for i, g in enumerate(got)} if isinstance(got, list) else set()
         key = "one_sided" if keys & {"one_sided", "backward"} else "wrong"
         raise Fail(key, call="gradient(f, [2.0, 3.0], h=1e-3)", got=described(got))
     got = gradient(x3y, [2.0, 3.0], H)
-    first = got[0] if isinstance(got, list) and got else None
-    if not close(first, 36.000003, 1e-10):
-        raise Fail("ignores_h" if close(first, 36.0, 3e-9) else "wrong_h", got=repr(first))
+    along_x = got[0] if isinstance(got, list) and got else None
+    if not close(along_x, 36.000003, 1e-10):
+        raise Fail("ignores_h" if close(along_x, 36.0, 3e-9) else "wrong_h", got=repr(along_x))
+    got = gradient(x3y, [2.0, 3.0])
+    default_step("gradient(g, [2.0, 3.0])[0] for g = x³·y", got[0] if isinstance(got, list) and got else None,
+                 gradient)
+    if not all_close(first, [12.0, 4.0]):
+        raise Fail("reused", got=show(first))
 
 
 @claim("L03", "every_input")
@@ -115,14 +164,30 @@ def every_input(env: Env) -> None:
         raise Fail("wrong", got=described(got))
 
 
+def watching(xs: list[float]) -> tuple[Callable[[list[float]], float], list[list[float]]]:
+    """x²·y, and the list of each time it was handed ``xs`` itself with an entry moved."""
+    seen_nudged: list[list[float]] = []
+    kept = list(xs)
+
+    def f(p: list[float]) -> float:
+        if p is xs and list(p) != kept:
+            seen_nudged.append(list(p))
+        return x2y(p)
+
+    return f, seen_nudged
+
+
 @claim("L03", "input_kept")
 def input_kept(env: Env) -> None:
-    for call, run in (("partial(f, xs, 0)", lambda xs: env.nudge.partial(x2y, xs, 0)),
-                      ("gradient(f, xs)", lambda xs: env.nudge.gradient(x2y, xs))):
+    for call, run in (("partial(f, xs, 0)", lambda f, xs: env.nudge.partial(f, xs, 0)),
+                      ("gradient(f, xs)", lambda f, xs: env.nudge.gradient(f, xs))):
         xs = [2.0, 3.0]
-        run(xs)
+        f, seen_nudged = watching(xs)
+        run(f, xs)
         if xs != [2.0, 3.0]:
             raise Fail("changed", call=call, got=repr(xs), expected=repr([2.0, 3.0]))
+        if seen_nudged:
+            raise Fail("own_list", call=call, seen=show(seen_nudged[0]))
 
 
 @claim("L03", "cost")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 
 from ..claimkit import Env, Fail, claim, close, show
@@ -70,13 +71,38 @@ def counting(f: Map) -> tuple[Map, list[int]]:
     return counted, calls
 
 
-def kept(call: str, run: Callable[[list[float], list[float]], object]) -> None:
-    """Fail with 'changed' when ``run`` changes the input list or the direction list it is handed."""
+def kept(call: str, run: Callable[[Map, list[float], list[float]], object]) -> None:
+    """Fail with 'changed' when ``run(f, x, w)`` changes the input list or the direction list it is handed, and
+    with 'own_list' when it hands f the caller's own x with an entry moved (even if it puts it back)."""
     x, w = list(X), [1.0, -1.0, 2.0]
-    run(x, w)
+    seen_nudged = []
+
+    def f(p: list[float]) -> list[float]:
+        if p is x and list(p) != X:
+            seen_nudged.append(list(p))
+        return big_f(p)
+
+    run(f, x, w)
     for name, got, expected in (("x", x, X), ("the direction", w, [1.0, -1.0, 2.0])):
         if got != expected:
             raise Fail("changed", call=call, name=name, got=repr(got), expected=repr(expected))
+    if seen_nudged:
+        raise Fail("own_list", call=call, seen=shown(seen_nudged[0]))
+
+
+def spent(got: object) -> None:
+    """Run a lazy result (a generator, a map) to its end, so that every call of f it holds back is counted."""
+    if not isinstance(got, (list, tuple)):
+        with contextlib.suppress(TypeError):
+            list(got)  # type: ignore[call-overload]
+
+
+def listed(call: str, got: object, rows: bool = False) -> None:
+    """Fail with 'not_list' unless ``got`` is a list (of lists, with ``rows``), as the signature says."""
+    if not isinstance(got, list) or (rows and not all(isinstance(row, list) for row in got)):
+        kind = (f"a {type(got).__name__} object" if not isinstance(got, list) else "a list whose rows are "
+                + " and ".join(sorted({f"{type(row).__name__} objects" for row in got if not isinstance(row, list)})))
+        raise Fail("not_list", call=call, kind=kind, got=shown(got) if isinstance(got, (list, tuple)) else repr(got))
 
 
 def uses_h(call: str, got: object, expected: list[float]) -> None:
@@ -92,6 +118,7 @@ def uses_h(call: str, got: object, expected: list[float]) -> None:
 def jacobian(env: Env) -> None:
     jacobian_numeric = env.nudge.jacobian_numeric
     got = jacobian_numeric(big_f, list(X))
+    listed("jacobian_numeric(F, [1, 2, 3])", got, rows=True)
     if not matrix_close(got, J):
         if matrix_close(got, [list(column) for column in zip(*J)]):
             raise Fail("transposed", got=shown(got))
@@ -102,7 +129,7 @@ def jacobian(env: Env) -> None:
         raise Fail("one_sided" if one_sided else "step", got=shown(got), expected=shown(J))
     uses_h("jacobian_numeric(G, [2.0, 3.0], h=1e-3)", (jacobian_numeric(x3y, [2.0, 3.0], H) or [None])[0],
            [36.000003, 8.0])
-    kept("jacobian_numeric(F, x)", lambda x, w: jacobian_numeric(big_f, x))
+    kept("jacobian_numeric(F, x)", lambda f, x, w: jacobian_numeric(f, x))
 
 
 @claim("L04", "jacobian_shape")
@@ -117,7 +144,7 @@ def jacobian_shape(env: Env) -> None:
 def jacobian_calls(env: Env) -> None:
     n, m = 3, 4
     f, calls = counting(lambda p: [p[0] + p[1], p[1] * p[2], p[0] * p[2], p[2]])
-    env.nudge.jacobian_numeric(f, [1.0] * n)
+    spent(env.nudge.jacobian_numeric(f, [1.0] * n))
     if calls[0] != 2 * n:
         raise Fail("calls", n=n, m=m, got=calls[0], expected=2 * n)
 
@@ -127,6 +154,7 @@ def jvp(env: Env) -> None:
     jvp_numeric = env.nudge.jvp_numeric
     v = [1.0, -1.0, 2.0]
     got = jvp_numeric(big_f, list(X), list(v))
+    listed("jvp_numeric(F, [1, 2, 3], [1, -1, 2])", got)
     if not vector_close(got, [0.0, 1.0, 12.0]):
         raise Fail("ignores_v" if vector_close(got, [2.0, 3.0, 6.0]) else "wrong", got=shown(got))
     got = jvp_numeric(big_f, list(X), list(v), H)
@@ -136,14 +164,17 @@ def jvp(env: Env) -> None:
         raise Fail("one_sided" if one_sided else "step", got=shown(got))
     uses_h("jvp_numeric(G, [2.0, 3.0], [1.0, 0.0], h=1e-3)", jvp_numeric(x3y, [2.0, 3.0], [1.0, 0.0], H),
            [36.000003])
-    kept("jvp_numeric(F, x, v)", lambda x, w: jvp_numeric(big_f, x, w))
+    got = jvp_numeric(lambda p: [p[0], p[1], p[0] * p[1]], [2.0, 5.0], [1.0, -1.0])
+    if not vector_close(got, [1.0, -1.0, 3.0]):
+        raise Fail("outputs", got=shown(got))
+    kept("jvp_numeric(F, x, v)", lambda f, x, w: jvp_numeric(f, x, w))
 
 
 @claim("L04", "jvp_calls")
 def jvp_calls(env: Env) -> None:
     n = 6
     f, calls = counting(lambda p: [sum(p), p[0] * p[-1]])
-    env.nudge.jvp_numeric(f, [1.0] * n, [1.0] * n)
+    spent(env.nudge.jvp_numeric(f, [1.0] * n, [1.0] * n))
     if calls[0] != 2:
         raise Fail("calls", n=n, got=calls[0])
 
@@ -153,6 +184,7 @@ def vjp(env: Env) -> None:
     vjp_numeric = env.nudge.vjp_numeric
     u = [1.0, 2.0, 3.0]
     got = vjp_numeric(big_f, list(X), list(u))
+    listed("vjp_numeric(F, [1, 2, 3], [1, 2, 3])", got)
     if not vector_close(got, [5.0, 3.0, 18.0]):
         key = "wrong"
         if vector_close(got, [3.0, 4.0, 18.0]):
@@ -166,4 +198,13 @@ def vjp(env: Env) -> None:
         expected = [sum(ui * row[j] for ui, row in zip(u, rows)) for j in range(3)]
         raise Fail("one_sided" if vector_close(got, expected, 1e-9) else "step", got=shown(got))
     uses_h("vjp_numeric(G, [2.0, 3.0], [1.0], h=1e-3)", vjp_numeric(x3y, [2.0, 3.0], [1.0], H), [36.000003, 8.0])
-    kept("vjp_numeric(F, x, u)", lambda x, w: vjp_numeric(big_f, x, w))
+    kept("vjp_numeric(F, x, u)", lambda f, x, w: vjp_numeric(f, x, w))
+
+
+@claim("L04", "vjp_calls")
+def vjp_calls(env: Env) -> None:
+    n, m = 3, 4
+    f, calls = counting(lambda p: [p[0] + p[1], p[1] * p[2], p[0] * p[2], p[2]])
+    spent(env.nudge.vjp_numeric(f, [1.0] * n, [1.0] * m))
+    if calls[0] != 2 * n:
+        raise Fail("calls", n=n, m=m, got=calls[0], expected=2 * n)

@@ -19,6 +19,8 @@ def leaf(env: Env) -> None:
         raise Fail("data", got=repr(v.data), type=type(v.data).__name__)
     if not close(v.grad, 0.0):
         raise Fail("grad", got=show(v.grad))
+    if type(v.grad) is not float:
+        raise Fail("grad_type", got=repr(v.grad), type=type(v.grad).__name__)
     if not (isinstance(v._prev, (tuple, list)) and len(v._prev) == 0) or v._op != "":  # a list keeps order too
         raise Fail("history", prev=repr(v._prev), op=repr(v._op))
     try:
@@ -45,6 +47,8 @@ def repr_(env: Env) -> None:
              (third, "Value(0.6666666666666666, grad=-0.125)"))
     for value, expected in cases:
         if repr(value) != expected:
+            if type(value.grad) is not float and repr(value) == expected.replace("grad=0.0", f"grad={value.grad!r}"):
+                raise Fail("grad_type", got=repr(value), grad=repr(value.grad), type=type(value.grad).__name__)
             raise Fail("wrong", got=repr(value), expected=expected)
 
 
@@ -55,6 +59,9 @@ def check_records(env: Env, symbol: str, compute: Callable[[Any, Any], Any]) -> 
         out = compute(a, b)
     except TypeError as error:
         raise Fail("crash", error=str(error)) from None
+    for name, value, was in (("a", a, 2.0), ("b", b, -3.0)):
+        if value.data != was:
+            raise Fail("changed_input", name=name, now=show(value.data), was=show(was))
     if not close(out.data, compute(2.0, -3.0)):
         raise Fail("data", got=show(out.data), expected=show(compute(2.0, -3.0)))
     twice = compute(a, a)._prev
@@ -86,7 +93,14 @@ def wrap_number(env: Env) -> None:
                 raise Fail("no_wrap", op=symbol, number=number, error=str(error)) from None
             if not close(out.data, compute(3.0, number)):
                 raise Fail("data", op=symbol, number=number, got=show(out.data), expected=show(compute(3.0, number)))
-            prev = tuple(out._prev)
-            wrapped = prev[1] if len(prev) == 2 and prev[0] is a else None
-            if not (isinstance(wrapped, env.Value) and not wrapped._prev and wrapped.data == number):
+            if a.data != 3.0:
+                raise Fail("changed_input", op=symbol, number=number, now=show(a.data))
+            prev = out._prev
+            items = list(prev) if isinstance(prev, (tuple, list, set, frozenset)) else []
+            leaves = [item for item in items if item is not a and isinstance(item, env.Value) and not item._prev]
+            if len(items) != 2 or len(leaves) != 1:
                 raise Fail("raw", op=symbol, number=number, got=repr(prev))
+            if leaves[0].data != number:
+                raise Fail("leaf_changed", op=symbol, number=number, held=show(leaves[0].data))
+            if not isinstance(prev, (tuple, list)) or prev[0] is not a:
+                raise Fail("order", op=symbol, number=number, got=repr(prev))
