@@ -144,6 +144,30 @@ def recursion_limit_kept() -> Iterator[list[int]]:
             sys.setrecursionlimit(limit)
 
 
+def shared_values(Value: type, mirrored: bool = False) -> tuple:  # noqa: N803 - the learner's class
+    """x = 1.5; p = x*2; q = p*3; r = p*p; out = q + r (mirrored: r + q): p is used by two nodes, by r twice."""
+    x = Value(1.5)
+    p = x * 2
+    q = p * 3
+    r = p * p
+    out = r + q if mirrored else q + r
+    return x, p, q, r, out
+
+
+@claim("L10", "shared_twice")
+def shared_twice(env: Env) -> None:
+    for mirrored in (False, True):
+        x, p, q, r, out = shared_values(env.Value, mirrored)
+        names = {id(p): "p", id(q): "q", id(r): "r", id(out): "out"}
+        runs = watch_steps(out)
+        out.backward()
+        if close(x.grad, 18.0) and close(p.grad, 9.0):
+            continue
+        values = {"graph": "out = r + q" if mirrored else "out = q + r", "got_x": show(x.grad), "got_p": show(p.grad)}
+        key, found = first_misstep(out, runs, names) or ("wrong", {})
+        raise Fail(key, **found, **values)
+
+
 @claim("L10", "long_chain")
 def long_chain(env: Env) -> None:
     crashed = False
@@ -252,12 +276,15 @@ def twice(env: Env) -> None:
     inner = a * b + c
     loss = inner * a
     loss.backward()
+    runs = watch_steps(loss)
     loss.backward()
     got = (a.grad, b.grad, c.grad)
     expected = (-4.0, 8.0, 4.0)
     if all(close(g, e) for g, e in zip(got, expected)):
         return
     values = {"got": show(got), "expected": show(expected)}
+    if not runs:
+        raise Fail("no_steps", **values)
     if all(close(g, e / 2) for g, e in zip(got, expected)):
         raise Fail("leaves_reset", **values)
     if abs(inner.grad) > 2.0 + 1e-9:  # one pass gives a*b + c the grad a = 2

@@ -6,6 +6,7 @@ import random
 from itertools import pairwise
 
 from ..claimkit import Env, Fail, claim, close, show
+from .l10 import watch_steps
 
 
 def make_data(n: int = 8) -> list[tuple[tuple[float, float], float]]:
@@ -29,6 +30,13 @@ def neuron(env: Env) -> None:
         got = unit(x).data
         if not close(got, expected):
             raise Fail("relu", x=show(x), got=show(got), expected=show(expected))
+    x = [2.0, -1.0, 1.0]  # w·x + b = 4.25 > 0: relu passes the slope 1 on
+    unit(x).backward()
+    got = [p.grad for p in unit.w + [unit.b]]
+    if not all(close(g, e) for g, e in zip(got, x + [1.0])):
+        raise Fail("relu_detached", x=show(x), got=show(got))
+    for p in unit.w + [unit.b]:
+        p.grad = 0.0
     unit.linear = True
     x = [1.0, 2.0, 0.5]
     out = unit(x)
@@ -73,7 +81,10 @@ def accumulate(env: Env) -> None:
     loss = (model([0.5, -1.0]) - 1.0) ** 2
     loss.backward()
     once = [p.grad for p in params]
+    runs = watch_steps(loss)
     loss.backward()
+    if not runs:
+        raise Fail("no_steps")
     for i, (p, g) in enumerate(zip(params, once)):
         if not close(p.grad, 2 * g):
             raise Fail("doubled", index=i, first=show(g), got=show(p.grad), expected=show(2 * g))
@@ -84,19 +95,28 @@ def accumulate(env: Env) -> None:
             raise Fail("fresh", index=i, got=show(p.grad), expected=show(g))
 
 
+def moved(by: float) -> list[float]:
+    """The step's parameters (1, -2, 0.5), each moved by -by × its grad (0.5, -1, 2)."""
+    return [p - by * g for p, g in zip((1.0, -2.0, 0.5), (0.5, -1.0, 2.0))]
+
+
 @claim("L12", "step")
 def step(env: Env) -> None:
-    params = [env.Value(1.0), env.Value(-2.0), env.Value(0.5)]
     grads = (0.5, -1.0, 2.0)
-    for p, g in zip(params, grads):
-        p.grad = g
-    env.nn.sgd_step(params, 0.1)
-    got = [p.data for p in params]
-    expected = (0.95, -1.9, 0.3)
-    if all(close(g, e) for g, e in zip(got, expected)):
-        return
-    key = "uphill" if all(close(g, e) for g, e in zip(got, (1.05, -2.1, 0.7))) else "wrong"
-    raise Fail(key, got=show(got), expected=show(expected))
+    for rate in (0.1, 0.01):
+        params = [env.Value(1.0), env.Value(-2.0), env.Value(0.5)]
+        for p, g in zip(params, grads):
+            p.grad = g
+        env.nn.sgd_step(params, rate)
+        got = [p.data for p in params]
+        if all(close(g, e) for g, e in zip(got, moved(rate))):
+            continue
+        key = "wrong"
+        if all(close(g, e) for g, e in zip(got, moved(-rate))):
+            key = "uphill"
+        elif rate != 0.1 and all(close(g, e) for g, e in zip(got, moved(0.1))):
+            key = "fixed_rate"
+        raise Fail(key, rate=show(rate), got=show(got), expected=show(moved(rate)))
 
 
 @claim("L12", "loss_goes_down")
