@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -103,3 +104,18 @@ def agree(got: Sequence[float], expected: Sequence[float], tol: float = 1e-9) ->
         )
     except (TypeError, ValueError):
         return False
+
+
+def names_shape(text: str, shape: Shape) -> bool:
+    """Whether an error message names a shape: as a tuple or a list ((2, 3), [2, 3], (3,)), with x or × between
+    its lengths (2x3), or, for a 1-D shape, as its length standing alone (the 4 in '3x2 and 4'). A form counts
+    only where no other digit, comma, bracket or x joins it: (12, 3) names neither (2, 3) nor (2,)."""
+    flat = re.sub(r"\s+", "", text).replace(",)", ")").replace(",]", "]")
+    lengths = [str(n) for n in shape]
+    forms = [re.escape("(" + ",".join(lengths) + ")"), re.escape("[" + ",".join(lengths) + "]")]
+    if len(shape) > 1:
+        forms += ["x".join(lengths), "×".join(lengths)]
+    elif len(shape) == 1:
+        forms.append(lengths[0])
+    edge_before, edge_after = r"(?<![\d.,(\[x×])", r"(?![\d.,)\]x×])"
+    return any(re.search(edge_before + form + edge_after, flat) for form in forms)

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import math
 import operator
-import re
 from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
 
 from ..claimkit import Env, Fail, claim, show
-from ..oracle import Shape, agree, nested, numbers, rule_grads, seed_kept, size, stretched, total
+from ..oracle import Shape, agree, names_shape, nested, numbers, rule_grads, seed_kept, size, stretched, total
 
 # --- the checker's own broadcasting ------------------------------------------------------------
 
@@ -61,16 +60,6 @@ def stretched_axes(shape: Shape, to: Shape) -> list[int]:
     """The axes of ``to`` along which a tensor of ``shape`` is read again and again (missing ones included)."""
     padded = (1,) * (len(to) - len(shape)) + tuple(shape)
     return [axis for axis, (n, m) in enumerate(zip(padded, to)) if n != m]
-
-
-def names_shape(text: str, shape: Shape) -> bool:
-    """Whether an error message names a shape, written as a tuple, a list or with x / × between lengths."""
-    flat = text.replace(" ", "")
-    inner = ",".join(str(n) for n in shape)
-    forms = {f"({inner})", f"({inner},)", f"[{inner}]", "x".join(map(str, shape)), "×".join(map(str, shape))}
-    if len(shape) == 1:  # a bare length names a 1-D shape only as a number of its own, as in '3x2 and 4'
-        return any(form in flat for form in forms) or re.search(rf"(?<![\d.]){shape[0]}(?![\d.])", text) is not None
-    return any(form in flat for form in forms)
 
 
 def outcome(call: Callable[[], Any]) -> tuple[Any, BaseException | None]:
@@ -368,7 +357,8 @@ def row_vector(env: Env) -> None:
 @claim("L15", "scalar")
 def scalar(env: Env) -> None:
     run_cases(env, [((), "+", (2, 3)), ((), "*", (2, 3)), ((2, 3), "+", ()), ((2, 3), "/", ()),
-                    (2.0, "-", (2, 3)), (1.0, "/", (2, 3)), ((2, 3), "*", 3.0), ((2, 3), "-", 0.5)], 1700)
+                    (2.0, "-", (2, 3)), (1.0, "/", (2, 3)), ((2, 3), "*", 3.0), ((2, 3), "-", 0.5),
+                    ((), "*", 3.0), (2.0, "+", ())], 1700)
 
 
 @claim("L15", "three_axes")

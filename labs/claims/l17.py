@@ -115,6 +115,10 @@ def value(env: Env) -> None:
         n, v = shape
         _, loss = loss_of(env, flat, shape, targets)
         shown = {"logits": show(nested(flat, shape)), "targets": show(targets), "shape": show(shape), "n": n}
+        given = list(targets)
+        env.tensor.Tensor(nested(flat, shape)).cross_entropy(given)
+        if given != list(targets):
+            raise Fail("changed_targets", got=show(given), **shown)
         got_shape = tuple(loss.shape)
         if got_shape != ():
             key = "per_row" if len(loss.data) == n and n > 1 else "shape"
