@@ -166,7 +166,7 @@ def run_claim(claim: Claim, env: Env, course: Course, files: list[LearnerFile]) 
             function(env)
     except Fail as failure:
         return ClaimResult(claim.key, claim.name, False, claim.message(failure.key, failure.values), failure.key)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # exit() in the learner's code ends the check, not Python
         return _blocked(claim, describe_error(exc, files))
     return ClaimResult(claim.key, claim.name, True, "")
 
@@ -212,7 +212,7 @@ def check_files(
     try:
         with time_limit(IMPORT_SECONDS, frozenset(item.path for item in files)):
             env = next(loader)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:
         cause = describe_error(exc, files)
         problem = Problem("import", f"Importing your module failed: {cause.message}", cause.gap, cause.place)
         return stopped_early(lesson, problem, blocked)

@@ -125,6 +125,10 @@ def describe_error(exc: BaseException, files: list[LearnerFile]) -> Problem:
         if gap and text.startswith(f"{gap}: "):
             text = text[len(gap) + 2:]  # the starter's hint repeats the gap's id
         return Problem("not_written", f"Not written yet{at}: {text}", gap, place)
+    if isinstance(exc, SystemExit):
+        message = (f"SystemExit{at}: the code called exit() or sys.exit(), which would end Python itself. "
+                   "Return a value, or raise an error such as ValueError, instead.")
+        return Problem("error", message, gap, place)
     if isinstance(exc, RecursionError):
         message = f"RecursionError{at}: the code called itself deeper than Python allows."
         return Problem("recursion", message, gap, place)

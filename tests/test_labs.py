@@ -295,6 +295,25 @@ def test_endless_recursion_gets_a_short_message_with_its_place() -> None:
     )
 
 
+EXITING_SLOPE = """
+def slope(f, x, h=1e-6):
+    if h <= 0:
+        exit(f"h must be positive, got {h}")
+    return (f(x + h) - f(x - h)) / (2 * h)
+"""
+
+
+def test_exit_in_a_learners_piece_ends_its_check_not_python() -> None:
+    """exit() raises SystemExit, which is no Exception: caught like one, it fails the claim that met it."""
+    report = check_lesson("L01", module_sources(COURSE, "L01", {"L01.slope": EXITING_SLOPE}))
+    failed = {r.claim: r.message for r in report.results if not r.passed}
+    assert list(failed) == ["L01.bad_h"], failed
+    assert failed["L01.bad_h"].startswith("SystemExit (at line 3 of gap L01.slope): the code called exit()")
+    at_import = check_lesson("L01", module_sources(COURSE, "L01", {"L01.slope": EXITING_SLOPE + "\nexit()\n"}))
+    assert at_import.problem is not None and at_import.problem.kind == "import"
+    assert "SystemExit (at line 6 of gap L01.slope)" in at_import.problem.message
+
+
 def test_a_file_without_markers_is_checked_too() -> None:
     plain = "\n".join(line for line in COURSE.reference["scalar.py"].splitlines() if "# --- " not in line)
     assert check_lesson("L10", {"scalar.py": plain}).passed
