@@ -314,6 +314,37 @@ def test_exit_in_a_learners_piece_ends_its_check_not_python() -> None:
     assert "SystemExit (at line 6 of gap L01.slope)" in at_import.problem.message
 
 
+POPPING_SORT = '''
+def toposort(root: Node, parents: Callable[[Node], Iterable[Node]]) -> list[Node]:
+    """Every node reachable from root once, root first, each node before all of its parents."""
+    order, finished, waiting = [], set(), set()
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            waiting.discard(node)
+            finished.add(node)
+            order.append(node)
+        elif node in waiting:
+            raise ValueError(f"cycle through {node!r}")
+        elif node not in finished:
+            waiting.add(node)
+            stack.append((node, True))
+            todo = parents(node)
+            while todo:
+                stack.append((todo.pop(), False))
+    order.reverse()
+    return order
+'''
+
+
+def test_a_sort_that_changes_the_parents_it_is_handed_cannot_change_the_graphs_of_later_checks() -> None:
+    finished = finished_pieces(COURSE, 6)
+    popped = check_lesson("L06", module_sources(COURSE, "L06", finished | {"L06.toposort": POPPING_SORT}))
+    assert "'tuple' object has no attribute 'pop'" in popped.results[0].message
+    assert check_lesson("L06", module_sources(COURSE, "L06", finished)).passed  # the graphs as they were
+
+
 def test_a_file_without_markers_is_checked_too() -> None:
     plain = "\n".join(line for line in COURSE.reference["scalar.py"].splitlines() if "# --- " not in line)
     assert check_lesson("L10", {"scalar.py": plain}).passed

@@ -8,24 +8,27 @@ from functools import cache
 from itertools import islice
 
 from ..claimkit import Env, Fail, claim
+from .l10 import recursion_limit_kept
 
-DIAMOND = {"top": ["left", "right"], "left": ["bottom"], "right": ["bottom"], "bottom": []}
+# Each graph lists a node's parents as a tuple: a sort that changes what parents() hands it gets an error of its
+# own, and cannot change the graphs the next checks use.
+DIAMOND = {"top": ("left", "right"), "left": ("bottom",), "right": ("bottom",), "bottom": ()}
 RECIPE = {
-    "serve": ["ice the cake", "brew tea"],
-    "ice the cake": ["bake", "make icing"],
-    "brew tea": ["boil water"],
-    "bake": ["mix batter", "preheat oven"],
-    "make icing": ["toast nuts", "whip cream"],
-    "mix batter": ["crack eggs", "weigh flour"],
-    "toast nuts": ["preheat oven"],
-    "boil water": [], "preheat oven": [], "whip cream": [], "crack eggs": [], "weigh flour": [],
+    "serve": ("ice the cake", "brew tea"),
+    "ice the cake": ("bake", "make icing"),
+    "brew tea": ("boil water",),
+    "bake": ("mix batter", "preheat oven"),
+    "make icing": ("toast nuts", "whip cream"),
+    "mix batter": ("crack eggs", "weigh flour"),
+    "toast nuts": ("preheat oven",),
+    "boil water": (), "preheat oven": (), "whip cream": (), "crack eggs": (), "weigh flour": (),
 }
 # Lesson 10's trap graph (c = x + d, d = e * 2, e = x * 3, x = w * w): x is used by c directly and through
 # d and e, so x may come only after e. Both orders of c's parents, so a walk that takes them either way meets
 # the direct edge last.
-TRAP = {"c": ["x", "d"], "d": ["e"], "e": ["x"], "x": ["w"], "w": []}
-TRAP_SWAPPED = {**TRAP, "c": ["d", "x"]}
-CYCLE = {"bake": ["shape"], "shape": ["rise"], "rise": ["knead"], "knead": ["shape"]}
+TRAP = {"c": ("x", "d"), "d": ("e",), "e": ("x",), "x": ("w",), "w": ()}
+TRAP_SWAPPED = {**TRAP, "c": ("d", "x")}
+CYCLE = {"bake": ("shape",), "shape": ("rise",), "rise": ("knead",), "knead": ("shape",)}
 ON_CYCLE = ("knead", "rise", "shape")
 
 
@@ -125,6 +128,11 @@ class Counted(int):
         return not self.__eq__(other)
 
 
+# A sort may compare nodes a few times per node and edge (a guard that a parent is not the node itself does); a search
+# of a list compares a node with every item of it, millions of times on the graphs below.
+COMPARISONS_PER_ITEM = 4
+
+
 def size(graph: dict) -> tuple[int, int]:
     """The number of nodes and of edges of a graph given as {node: parents}."""
     return len(graph), sum(len(parents) for parents in graph.values())
@@ -133,7 +141,7 @@ def size(graph: dict) -> tuple[int, int]:
 @contextmanager
 def comparisons_limited(graph: dict) -> Iterator[None]:
     """Stop the walk (with _Endless) once nodes were compared with == more often than the graph has nodes and edges."""
-    Counted.compared, Counted.limit = 0, sum(size(graph))
+    Counted.compared, Counted.limit = 0, COMPARISONS_PER_ITEM * sum(size(graph))
     try:
         yield
     finally:
@@ -143,7 +151,7 @@ def comparisons_limited(graph: dict) -> Iterator[None]:
 def searched(graph: dict) -> Fail:
     """The failure for a walk that comparisons_limited stopped."""
     nodes, edges = size(graph)
-    return Fail("searched", nodes=f"{nodes:,}", edges=f"{edges:,}", got=f"{nodes + edges:,}")
+    return Fail("searched", nodes=f"{nodes:,}", edges=f"{edges:,}", got=f"{COMPARISONS_PER_ITEM * (nodes + edges):,}")
 
 
 @claim("L06", "linear")
@@ -159,15 +167,22 @@ def linear(env: Env) -> None:
     nodes_count, _ = size(graph)
     limit = 4 * nodes_count  # a sort may ask twice per node (Kahn's algorithm does); a walk of paths asks millions
     parents, calls = counting(graph.__getitem__, limit)
-    try:
-        with comparisons_limited(graph):
-            env.graph.toposort(root, parents)  # whether its order is right is the other claims' business
-    except RecursionError:
-        raise Fail("recursion") from None
-    except _Endless:
-        if calls[0] > limit:
-            raise Fail("paths", nodes=f"{nodes_count:,}", got=f"{limit:,}") from None
-        raise searched(graph) from None
+    with recursion_limit_kept() as asked:
+        try:
+            with comparisons_limited(graph):
+                env.graph.toposort(root, parents)  # whether its order is right is the other claims' business
+        except RecursionError:
+            crashed = True
+        except _Endless:
+            if calls[0] > limit:
+                raise Fail("paths", nodes=f"{nodes_count:,}", got=f"{limit:,}") from None
+            raise searched(graph) from None
+        else:
+            crashed = False
+    if asked:
+        raise Fail("limit", asked=f"{max(asked):,}")
+    if crashed:
+        raise Fail("recursion")
 
 
 @cache
@@ -183,13 +198,18 @@ def counted_chain(depth: int) -> tuple[list[Counted], dict[Counted, tuple[Counte
 def deep_chain(env: Env) -> None:
     depth = 50_000
     nodes, chain = counted_chain(depth)
-    try:
-        with comparisons_limited(chain):
-            got = env.graph.toposort(nodes[depth], chain.__getitem__)  # a lookup, not a Python call, per node
-    except RecursionError:
-        raise Fail("recursion") from None
-    except _Endless:
-        raise searched(chain) from None
+    with recursion_limit_kept() as asked:
+        try:
+            with comparisons_limited(chain):
+                got = env.graph.toposort(nodes[depth], chain.__getitem__)  # a lookup, not a Python call, per node
+        except RecursionError:
+            got = None
+        except _Endless:
+            raise searched(chain) from None
+    if asked:
+        raise Fail("limit", asked=f"{max(asked):,}")
+    if got is None:
+        raise Fail("recursion")
     order = as_list(got, "a chain 50,000 nodes deep")
     if order != nodes[::-1]:  # the same objects: compared by identity, no == called
         raise Fail("wrong", got=listed(order))
