@@ -64,6 +64,9 @@ def construct(env: Env) -> None:
 def cube_exact(env: Env) -> None:
     got = env.dual.derivative(lambda x: x * x * x, 2.0)
     if is_number(got) and got == 12.0:
+        got = env.dual.derivative(lambda x: x * x * x, 0.5)
+        if not (is_number(got) and got == 0.75):
+            raise Fail("point", got=repr(got))
         return
     key = "wrong"
     if hasattr(got, "deriv"):
@@ -83,8 +86,10 @@ OPERATIONS = (
     ("-x * x", lambda d: -d * d, lambda t: -t * t, (1.5,)),
     ("x * 3 - 1", lambda d: d * 3 - 1, lambda t: t * 3 - 1, (0.5,)),
     ("x / (x * x + 1)", lambda d: d / (d * d + 1), lambda t: t / (t * t + 1), (0.5, 2.0)),
-    ("x ** 3", lambda d: d**3, lambda t: t**3, (2.0, -1.5)),
+    ("x ** 3", lambda d: d**3, lambda t: t**3, (2.0, -1.5, 0.0)),
+    ("x ** -2", lambda d: d**-2, lambda t: t**-2, (2.0, -0.5)),
     ("x ** 0.5", lambda d: d**0.5, lambda t: t**0.5, (4.0,)),
+    ("x * 0.5 + 0.25", lambda d: d * 0.5 + 0.25, lambda t: t * 0.5 + 0.25, (1.5,)),
     ("exp(x)", lambda d: d.exp(), math.exp, (0.7, -1.3)),
     ("log(x)", lambda d: d.log(), math.log, (0.5, 7.0)),
     ("tanh(x)", lambda d: d.tanh(), math.tanh, (0.5, -1.2, 2.0)),
@@ -104,23 +109,37 @@ SINGLE = (
 
 
 def operands_kept(env: Env) -> None:
-    """Fail if an operation changes a Dual it was given (one that raises is left to the other checks)."""
-    for expr, op in SINGLE:
-        d, e = env.dual.Dual(0.5, 1.0), env.dual.Dual(2.0, 0.0)
-        try:
-            op(d, e)
-        except Exception:  # the checks below report it with its place
-            continue
-        for name, dual, value, deriv in (("d", d, 0.5, 1.0), ("e", e, 2.0, 0.0)):
-            now = getattr(dual, "value", None), getattr(dual, "deriv", None)
-            if now != (value, deriv):
-                raise Fail("changed_input", op=expr, name=name, value=show(value), deriv=show(deriv),
-                           got_value=described(now[0]), got=described(now[1]))
+    """Fail if an operation changes a Dual it was given (one that raises is left to the other checks), with d
+    above 0 and below it (relu treats the two apart)."""
+    for d_value in (0.5, -0.5):
+        for expr, op in SINGLE:
+            d, e = env.dual.Dual(d_value, 1.0), env.dual.Dual(2.0, 0.0)
+            try:
+                op(d, e)
+            except Exception:  # the checks below report it with its place
+                continue
+            for name, dual, value, deriv in (("d", d, d_value, 1.0), ("e", e, 2.0, 0.0)):
+                now = getattr(dual, "value", None), getattr(dual, "deriv", None)
+                if now != (value, deriv):
+                    raise Fail("changed_input", op=expr, name=name, d=show(d_value), value=show(value),
+                               deriv=show(deriv), got_value=described(now[0]), got=described(now[1]))
+
+
+def exponent_refused(env: Env) -> None:
+    """Fail unless a Dual exponent is refused with TypeError: x ** x needs exp and log, not the power rule."""
+    d, e = env.dual.Dual(2.0, 1.0), env.dual.Dual(2.0, 1.0)
+    try:
+        got = d**e
+    except TypeError:
+        return
+    raise Fail("dual_exponent", got=f"value {described(getattr(got, 'value', got))} and deriv "
+                                     f"{described(getattr(got, 'deriv', None))}")
 
 
 @claim("L05", "every_operation")
 def every_operation(env: Env) -> None:
     operands_kept(env)
+    exponent_refused(env)
     for expr, op, plain, points in OPERATIONS:
         slips = {"tanh_of_input": lambda t: 1 - t * t} if expr == "tanh(x)" else {}
         check(env, "wrong", expr, op, plain, points, **slips)
@@ -140,6 +159,11 @@ INNER = (
      lambda t: ((t + 1) - t * t) / (t + 1) ** 2, (0.5, 2.0)),
     ("tanh(exp(x) * x)", lambda d: (d.exp() * d).tanh(), lambda t: math.tanh(math.exp(t) * t),
      lambda t: 1 - math.tanh(math.exp(t) * t) ** 2, (0.3,)),
+    # a plain number on one side: the Dual's own derivative must still be carried through
+    ("(x * x) * 3", lambda d: (d * d) * 3, lambda t: 3 * t * t, lambda t: 3.0, (0.5, -1.5)),
+    ("(x * x) / 2", lambda d: (d * d) / 2, lambda t: t * t / 2, lambda t: 0.5, (3.0,)),
+    ("(x * x) + 0.5", lambda d: (d * d) + 0.5, lambda t: t * t + 0.5, lambda t: 1.0, (1.5,)),
+    ("-(x * x)", lambda d: -(d * d), lambda t: -(t * t), lambda t: -1.0, (1.5,)),
 )
 
 
@@ -159,6 +183,8 @@ REFLECTED = (  # (expression, Dual form, plain form, the operands the other way 
     ("2 / (x * x)", lambda d: 2 / (d * d), lambda t: 2 / (t * t), lambda t: t * t / 2),
     ("2 + x * x", lambda d: 2 + d * d, lambda t: 2 + t * t, None),
     ("3 * (x * x)", lambda d: 3 * (d * d), lambda t: 3 * t * t, None),
+    ("0.5 * x", lambda d: 0.5 * d, lambda t: 0.5 * t, None),
+    ("1.5 - x", lambda d: 1.5 - d, lambda t: 1.5 - t, lambda t: t - 1.5),
 )
 
 
