@@ -102,6 +102,11 @@ def count_pairs(env: Env) -> None:
     if again != own_counts(SECOND_TEXT):
         raise Fail("fresh", first=show(TEXT), second=show(SECOND_TEXT), got=sum(map(sum, again)),
                    expected=len(SECOND_TEXT) - 1)
+    if [list(row) for row in got] != expected:  # the first call's table, read again after the second call
+        raise Fail("reused", first=show(TEXT), second=show(SECOND_TEXT), got=sum(map(sum, got)))
+    run = env.bigram.count_pairs(b"zaaa")
+    if run[ord("a")][ord("a")] != 2:
+        raise Fail("overlap", got=show(run[ord("a")][ord("a")]))
 
 
 def _judge_loss(got: object, counts: list[list[int]], smoothing: float) -> None:
@@ -131,7 +136,12 @@ def _judge_loss(got: object, counts: list[list[int]], smoothing: float) -> None:
 @claim("L18", "count_loss")
 def count_loss(env: Env) -> None:
     counts = own_counts(LOSS_TEXT)
-    _judge_loss(env.bigram.count_loss(counts, 1.0), counts, 1.0)
+    given = [list(row) for row in counts]
+    got = env.bigram.count_loss(given, 1.0)
+    if given != counts:
+        changed = sum(1 for row, kept in zip(given, counts) if row != kept)
+        raise Fail("changed_counts", rows=changed)
+    _judge_loss(got, counts, 1.0)
     try:
         got = env.bigram.count_loss(counts, 0.0)
     except ZeroDivisionError:
@@ -199,12 +209,19 @@ def sample(env: Env) -> None:
     got = draw(env, high, 0)
     if got != "\xe9a":
         raise Fail("high_byte", got=show(got))
+    last = weights({(NEWLINE, 0xFF): CERTAIN, (0xFF, NEWLINE): CERTAIN})
+    got = draw(env, last, 0)
+    if got != "\xff":
+        raise Fail("last_byte", got=show(got))
 
     loop = weights({(NEWLINE, ord("a")): CERTAIN, (ord("a"), ord("a")): CERTAIN})
     for limit in (7, 1):
         got = draw(env, loop, 0, limit)
         if got != "a" * limit:
             raise Fail("limit", limit=limit, got=show(got), n=len(got))
+    got = draw(env, weights({(NEWLINE, ord("a")): CERTAIN, (ord("a"), NEWLINE): CERTAIN}), 0, 0)
+    if got != "":
+        raise Fail("limit_zero", got=show(got))
 
     top = 1000.0  # e^1000 overflows a float: the weights need the row's largest score taken off first
     odds = {(NEWLINE, ord("a")): top, (NEWLINE, ord("b")): top - math.log(3), (NEWLINE, NEWLINE): top + ODDS_END}
