@@ -132,17 +132,18 @@ def relu_at_zero(env: Env) -> None:
 @claim("L11", "divide")
 def divide(env: Env) -> None:
     cases = (
-        ("y = a / b", lambda a, b: a / b, (1.5, 0.5, -0.75), "wrong"),
-        ("y = (a / b) * 3", lambda a, b: (a / b) * 3, (4.5, 1.5, -2.25), "upstream"),
-        ("y = (a / b) * b", lambda a, b: (a / b) * b, (3.0, 1.0, 0.0), "assign"),
+        ("y = a / b", lambda a, b: a / b, 2.0, (1.5, 0.5, -0.75), "wrong"),
+        ("y = a / b", lambda a, b: a / b, -2.0, (-1.5, -0.5, -0.75), "wrong"),
+        ("y = (a / b) * 3", lambda a, b: (a / b) * 3, 2.0, (4.5, 1.5, -2.25), "upstream"),
+        ("y = (a / b) * b", lambda a, b: (a / b) * b, 2.0, (3.0, 1.0, 0.0), "assign"),
     )
-    for expr, make, expected, key in cases:
-        a, b = env.Value(3.0), env.Value(2.0)
+    for expr, make, b_value, expected, key in cases:
+        a, b = env.Value(3.0), env.Value(b_value)
         y = make(a, b)
         y.backward()
         got = (y.data, a.grad, b.grad)
         if not all(close(g, e) for g, e in zip(got, expected)):
-            raise Fail(key, expr=expr, got=show(got), expected=show(expected))
+            raise Fail(key, expr=expr, b=show(b_value), got=show(got), expected=show(expected))
 
 
 @claim("L11", "divide_by_number")
@@ -202,6 +203,9 @@ def gradient_check(env: Env) -> None:
         verdict = check(lambda v: v * v * v - 2 * v, x)
         if verdict is not True:
             raise Fail("false_alarm", x=show(x), got=show(verdict))
+    verdict = check(lambda v: v * v, 1.5)  # the same x as a check just before, another f
+    if verdict is not True:
+        raise Fail("stale", got=show(verdict))
     verdict = check(lambda v: v * v * v, 1234.5)
     if verdict is not True:
         raise Fail("absolute_only", got=show(verdict))
@@ -220,6 +224,21 @@ def gradient_check(env: Env) -> None:
     verdict = check(square_missing_a_share, 1.5)
     if verdict is not False:
         raise Fail("missed", got=show(verdict))
+    verdict = check(lambda v: square_missing_a_share(v) * 0.001, 1.5)
+    if verdict is not False:
+        raise Fail("floor", got=show(verdict))
+
+    def cube_sign_flipped(v: object) -> object:
+        out = v * v * v
+
+        def _backward() -> None:  # -3x²·grad: the right size, the wrong sign
+            v.grad -= 3 * v.data**2 * out.grad
+        out._backward = _backward
+        return out
+
+    verdict = check(cube_sign_flipped, 1.5)
+    if verdict is not False:
+        raise Fail("sign", got=show(verdict))
 
     def square_one_percent_off(v: object) -> object:
         out = v * v
