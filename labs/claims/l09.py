@@ -29,6 +29,10 @@ def x_times_x(env: Env) -> None:
         except ZeroDivisionError:
             raise Fail("divides", x=show(x_value)) from None
         expect_close("wrong", x.grad, 2 * x_value, x=show(x_value))
+    x, b = env.Value(0.0), env.Value(5.0)  # one factor 0: its share is the other factor, 5
+    backward_by_hand(x * b)
+    if not (close(x.grad, 5.0) and close(b.grad, 0.0)):
+        raise Fail("zero_factor", got=show((x.grad, b.grad)))
 
 
 @claim("L09", "square_plus")
@@ -107,6 +111,8 @@ def rsub(env: Env) -> None:
 def left_constants(env: Env) -> None:
     expect_slope(env, "wrong", "2 + x", lambda x: 2 + x, 5.0, 1.0)
     expect_slope(env, "wrong", "0.5 + x", lambda x: 0.5 + x, 3.5, 1.0)
+    expect_slope(env, "wrong", "0 + x", lambda x: 0 + x, 3.0, 1.0)
+    expect_slope(env, "wrong", "sum([x * x, x])", lambda x: sum([x * x, x]), 12.0, 7.0)  # sum() starts at 0 + ...
     expect_slope(env, "wrong", "x + 2", lambda x: x + 2, 5.0, 1.0)
     expect_slope(env, "wrong", "2 * x", lambda x: 2 * x, 6.0, 2.0)
     expect_slope(env, "wrong", "-1.5 * x", lambda x: -1.5 * x, -4.5, -1.5)
