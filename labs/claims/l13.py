@@ -18,6 +18,14 @@ def edges(root: object) -> int:
     return sum(len(node._prev) for node in graph_order(root))
 
 
+def sigmoid_of(env: Env, v: object) -> object:
+    """v.sigmoid(), failing with 'not_value' when it hands back something other than a Value."""
+    s = v.sigmoid()  # type: ignore[attr-defined]
+    if not isinstance(s, env.Value):
+        raise Fail("not_value", got=f"{type(s).__name__} {show(s)}")
+    return s
+
+
 def worked_example(env: Env, sigmoid: Callable) -> tuple:
     """w = 0.5, x = 2, b = -1, y = 1: z = w*x + b, s = sigmoid(z), L = (s - y)**2, after L.backward()."""
     w, x, b, y = env.Value(0.5), env.Value(2.0), env.Value(-1.0), env.Value(1.0)
@@ -32,7 +40,7 @@ def worked_example(env: Env, sigmoid: Callable) -> tuple:
 def sigmoid(env: Env) -> None:
     for x in (-3.0, -0.5, 0.0, 1.2, 4.0):
         v = env.Value(x)
-        s = v.sigmoid()
+        s = sigmoid_of(env, v)
         s.backward()
         expected_s, expected = sigmoid_by_math(x), float(f"{nudged_slope(sigmoid_by_math, x):.9g}")
         if not (close(s.data, expected_s) and close(v.grad, expected, 1e-5)):
@@ -54,11 +62,17 @@ def sigmoid(env: Env) -> None:
     if not close(v.grad, direct + through, 1e-5):
         raise Fail("assign", x=show(x), got=show(v.grad), expected=show(direct + through),
                    direct=show(direct), through=show(through))
+    a, b = env.Value(0.3), env.Value(-1.1)  # two sigmoids in one graph: each step uses its own output
+    (a.sigmoid() * b.sigmoid()).backward()
+    sa, sb = sigmoid_by_math(0.3), sigmoid_by_math(-1.1)
+    expected_two = (sa * (1 - sa) * sb, sa * sb * (1 - sb))
+    if not all(close(g, e, 1e-6) for g, e in zip((a.grad, b.grad), expected_two)):
+        raise Fail("two", got=show((a.grad, b.grad)), expected=show(expected_two))
 
 
 @claim("L13", "worked_example")
 def worked_example_claim(env: Env) -> None:
-    loss, z, s, grads = worked_example(env, lambda z: z.sigmoid())
+    loss, z, s, grads = worked_example(env, lambda z: sigmoid_of(env, z))
     got = (z.data, s.data, loss.data, *grads)
     expected = (0.0, 0.5, 0.25, -0.5, -0.125, -0.25, 1.0)
     if not all(close(g, e) for g, e in zip(got, expected)):
@@ -67,7 +81,7 @@ def worked_example_claim(env: Env) -> None:
 
 @claim("L13", "fused")
 def fused(env: Env) -> None:
-    loss, z, s, grads = worked_example(env, lambda z: z.sigmoid())
+    loss, z, s, grads = worked_example(env, lambda z: sigmoid_of(env, z))
     spelled_loss, spelled_z, spelled_s, spelled_grads = worked_example(env, lambda z: 1 / (1 + (-z).exp()))
     spelled = edges(spelled_loss)
     expected = spelled - (edges(spelled_s) - edges(spelled_z)) + 1  # the spelled-out part replaced by one edge
@@ -82,7 +96,7 @@ def stable(env: Env) -> None:
     for x, expected in ((1000.0, 1.0), (-1000.0, 0.0)):
         v = env.Value(x)
         try:
-            s = v.sigmoid()
+            s = sigmoid_of(env, v)
         except OverflowError:
             raise Fail("overflow", x=show(x)) from None
         try:
