@@ -486,6 +486,8 @@ def backward_twice(env: Env) -> None:
     first = [[2 * p * q + 2 * p for p, q in zip(a.data, b.data)], [p * p for p in a.data]]
     if not all(oracle.agree(g, e) for g, e in zip(once, first)):
         raise Fail("wrong", once=show(first), got=show(once), expected=show(first))
+    if not oracle.agree(inner.grad, list(a.data)):  # what the one pass sent a*b + a, for the learner to read
+        raise Fail("spent", inner=show(list(inner.grad)), one=show(list(a.data)))
     run_backward(y)
     got, expected = [list(a.grad), list(b.grad)], [[2 * g for g in once[0]], [2 * g for g in once[1]]]
     if all(oracle.agree(g, e) for g, e in zip(got, expected)):
