@@ -75,6 +75,7 @@ def test_the_breadth_first_example_gives_4_against_28_with_a_drawing(page: Page,
     output = run_cell(page, 0)
     expect(output.locator(".ember-error")).to_contain_text("Not written yet")
     output.get_by_role("button", name="Load the finished pieces of earlier lessons").click()
+    expect(output).to_contain_text("Loaded. Run the cell again.")  # the pieces are written: run it only now
     output = run_cell(page, 0)
     expect(output).to_contain_text("w.grad = 4.0")
     expect(output).to_contain_text("dc/dw  = 28.0")
