@@ -7,6 +7,7 @@ of the claim's messages, with the values the message shows.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -122,3 +123,23 @@ def backward_by_hand(root: Any) -> None:
 def leaves(root: Any) -> Iterable[Any]:
     """The Values in a graph that were not made from others."""
     return [node for node in graph_order(root) if not node._prev]
+
+
+def default_step_slip(function: Callable[..., object], got: object,
+                      central: Callable[[float], float]) -> tuple[str, str] | None:
+    """('tiny_default' or 'large_default', the step) when ``got`` is ``central(h)``, the central difference with
+    ``function``'s own default h (read from its signature), and that step is far from about 1e-6."""
+    try:
+        parameter = inspect.signature(function).parameters.get("h")
+    except (TypeError, ValueError):
+        return None
+    h = None if parameter is None else parameter.default
+    if not is_number(h) or not 0 < h < math.inf:
+        return None
+    if not close(got, central(float(h)), 1e-9):
+        return None
+    if h < 1e-9:
+        return "tiny_default", show(h)
+    if h > 1e-4:
+        return "large_default", show(h)
+    return None

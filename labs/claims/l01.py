@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable
 
-from ..claimkit import Env, Fail, claim, close, is_number, show
+from ..claimkit import Env, Fail, claim, close, default_step_slip, show
 
 
 def cube(x: float) -> float:
@@ -39,29 +38,10 @@ def slip_of(got: object, f: Callable[[float], float], x: float, h: float) -> str
     return None
 
 
-def default_step(env: Env) -> float | None:
-    """The number slope's h defaults to, if its signature gives one."""
-    try:
-        parameter = inspect.signature(env.nudge.slope).parameters.get("h")
-    except (TypeError, ValueError):
-        return None
-    default = None if parameter is None else parameter.default
-    return float(default) if is_number(default) else None
-
-
-def default_step_slip(env: Env, got: object, f: Callable[[float], float], x: float) -> tuple[str, str] | None:
+def default_step_slip_of(env: Env, got: object, f: Callable[[float], float], x: float) -> tuple[str, str] | None:
     """('tiny_default' or 'large_default', the step) when ``got`` is the central difference with slope's own
     default step and that step is far from about 1e-6."""
-    h = default_step(env)
-    if h is None or not 0 < h < math.inf:
-        return None
-    if not close(got, (f(x + h) - f(x - h)) / (2 * h), 1e-9):
-        return None
-    if h < 1e-9:
-        return "tiny_default", show(h)
-    if h > 1e-4:
-        return "large_default", show(h)
-    return None
+    return default_step_slip(env.nudge.slope, got, lambda h: (f(x + h) - f(x - h)) / (2 * h))
 
 
 @claim("L01", "square")
@@ -71,7 +51,7 @@ def square(env: Env) -> None:
 
     got = env.nudge.slope(f, 3.0)
     if not within(got, 6.0, 1e-7):
-        key, h = default_step_slip(env, got, f, 3.0) or ("wrong", "")
+        key, h = default_step_slip_of(env, got, f, 3.0) or ("wrong", "")
         raise Fail(key, got=show(got), h=h)
 
 
@@ -96,7 +76,7 @@ def sine(env: Env) -> None:
             if close(got, -expected, 1e-6):
                 key, h = "sign", ""
             else:
-                key, h = default_step_slip(env, got, math.sin, x) or ("wrong", "")
+                key, h = default_step_slip_of(env, got, math.sin, x) or ("wrong", "")
             raise Fail(key, x=show(x), got=show(got), expected=show(expected), h=h)
 
 

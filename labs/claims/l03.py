@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable
 
-from ..claimkit import Env, Fail, claim, close, is_number, show
+from ..claimkit import Env, Fail, claim, close, default_step_slip, is_number, show
 
 H = 1e-3  # a step large enough that a one-sided difference is 3e-3 off on x²y, while the central one is exact
 
@@ -60,30 +59,11 @@ def diagnosis(got: object, f: Callable[[list[float]], float], xs: list[float], i
     return "wrong"
 
 
-def default_of_h(function: Callable[..., object]) -> float | None:
-    """The number ``function``'s h defaults to, if its signature gives one."""
-    try:
-        parameter = inspect.signature(function).parameters.get("h")
-    except (TypeError, ValueError):
-        return None
-    default = None if parameter is None else parameter.default
-    return float(default) if is_number(default) else None
-
-
 def default_slip(function: Callable[..., object], got: object, f: Callable[[list[float]], float], xs: list[float],
                  i: int) -> tuple[str, str] | None:
     """('tiny_default' or 'large_default', the step) when ``got`` is the central difference along input i with
     ``function``'s own default step, and that step is far from about 1e-6."""
-    h = default_of_h(function)
-    if h is None or not 0 < h < math.inf:
-        return None
-    if not close(got, (f(nudged(xs, i, h)) - f(nudged(xs, i, -h))) / (2 * h), 1e-9):
-        return None
-    if h < 1e-9:
-        return "tiny_default", show(h)
-    if h > 1e-4:
-        return "large_default", show(h)
-    return None
+    return default_step_slip(function, got, lambda h: (f(nudged(xs, i, h)) - f(nudged(xs, i, -h))) / (2 * h))
 
 
 def default_step(call: str, got: object, function: Callable[..., object]) -> None:
