@@ -143,3 +143,18 @@ def default_step_slip(function: Callable[..., object], got: object,
     if h > 1e-4:
         return "large_default", show(h)
     return None
+
+
+def watching_own_list(f: Callable[[list[float]], Any], xs: list[float]) -> tuple[Callable[[list[float]], Any],
+                                                                                   list[list[float]]]:
+    """f, wrapped to record each time it is handed the caller's own list ``xs`` with an entry moved (a nudge made
+    in place, even one put back afterwards), and the list of what it saw then."""
+    seen_nudged: list[list[float]] = []
+    kept = list(xs)
+
+    def watched(p: list[float]) -> Any:
+        if p is xs and list(p) != kept:
+            seen_nudged.append(list(p))
+        return f(p)
+
+    return watched, seen_nudged

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from ..claimkit import Env, Fail, claim, close, default_step_slip, is_number, show
+from ..claimkit import Env, Fail, claim, close, default_step_slip, is_number, show, watching_own_list
 
 H = 1e-3  # a step large enough that a one-sided difference is 3e-3 off on x²y, while the central one is exact
 
@@ -144,25 +144,12 @@ def every_input(env: Env) -> None:
         raise Fail("wrong", got=described(got))
 
 
-def watching(xs: list[float]) -> tuple[Callable[[list[float]], float], list[list[float]]]:
-    """x²·y, and the list of each time it was handed ``xs`` itself with an entry moved."""
-    seen_nudged: list[list[float]] = []
-    kept = list(xs)
-
-    def f(p: list[float]) -> float:
-        if p is xs and list(p) != kept:
-            seen_nudged.append(list(p))
-        return x2y(p)
-
-    return f, seen_nudged
-
-
 @claim("L03", "input_kept")
 def input_kept(env: Env) -> None:
     for call, run in (("partial(f, xs, 0)", lambda f, xs: env.nudge.partial(f, xs, 0)),
                       ("gradient(f, xs)", lambda f, xs: env.nudge.gradient(f, xs))):
         xs = [2.0, 3.0]
-        f, seen_nudged = watching(xs)
+        f, seen_nudged = watching_own_list(x2y, xs)
         run(f, xs)
         if xs != [2.0, 3.0]:
             raise Fail("changed", call=call, got=repr(xs), expected=repr([2.0, 3.0]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
-from ..claimkit import Env, Fail, claim, close, show
+from ..claimkit import Env, Fail, claim, close, show, watching_own_list
 
 J = [[1.0, 1.0, 0.0], [2.0, 1.0, 0.0], [0.0, 0.0, 6.0]]
 X = [1.0, 2.0, 3.0]
@@ -60,6 +60,11 @@ def one_sided_jacobian(f: Map, x: list[float], h: float) -> list[list[float]]:
     return [list(row) for row in zip(*one_sided_columns(f, x, h))]
 
 
+def four_outputs(p: list[float]) -> list[float]:
+    """A map of three inputs and four outputs, for counting calls: (x + y, y·z, x·z, z)."""
+    return [p[0] + p[1], p[1] * p[2], p[0] * p[2], p[2]]
+
+
 def counting(f: Map) -> tuple[Map, list[int]]:
     """f, counting its calls."""
     calls = [0]
@@ -75,13 +80,7 @@ def kept(call: str, run: Callable[[Map, list[float], list[float]], object]) -> N
     """Fail with 'changed' when ``run(f, x, w)`` changes the input list or the direction list it is handed, and
     with 'own_list' when it hands f the caller's own x with an entry moved (even if it puts it back)."""
     x, w = list(X), [1.0, -1.0, 2.0]
-    seen_nudged = []
-
-    def f(p: list[float]) -> list[float]:
-        if p is x and list(p) != X:
-            seen_nudged.append(list(p))
-        return big_f(p)
-
+    f, seen_nudged = watching_own_list(big_f, x)
     run(f, x, w)
     for name, got, expected in (("x", x, X), ("the direction", w, [1.0, -1.0, 2.0])):
         if got != expected:
@@ -143,7 +142,7 @@ def jacobian_shape(env: Env) -> None:
 @claim("L04", "jacobian_calls")
 def jacobian_calls(env: Env) -> None:
     n, m = 3, 4
-    f, calls = counting(lambda p: [p[0] + p[1], p[1] * p[2], p[0] * p[2], p[2]])
+    f, calls = counting(four_outputs)
     spent(env.nudge.jacobian_numeric(f, [1.0] * n))
     if calls[0] != 2 * n:
         raise Fail("calls", n=n, m=m, got=calls[0], expected=2 * n)
@@ -204,7 +203,7 @@ def vjp(env: Env) -> None:
 @claim("L04", "vjp_calls")
 def vjp_calls(env: Env) -> None:
     n, m = 3, 4
-    f, calls = counting(lambda p: [p[0] + p[1], p[1] * p[2], p[0] * p[2], p[2]])
+    f, calls = counting(four_outputs)
     spent(env.nudge.vjp_numeric(f, [1.0] * n, [1.0] * m))
     if calls[0] != 2 * n:
         raise Fail("calls", n=n, m=m, got=calls[0], expected=2 * n)

@@ -8,7 +8,7 @@ from functools import cache
 from itertools import islice
 
 from ..claimkit import Env, Fail, claim
-from .l10 import recursion_limit_kept
+from .l10 import recursion_judged
 
 # Each graph lists a node's parents as a tuple: a sort that changes what parents() hands it gets an error of its
 # own, and cannot change the graphs the next checks use.
@@ -167,22 +167,13 @@ def linear(env: Env) -> None:
     nodes_count, _ = size(graph)
     limit = 4 * nodes_count  # a sort may ask twice per node (Kahn's algorithm does); a walk of paths asks millions
     parents, calls = counting(graph.__getitem__, limit)
-    with recursion_limit_kept() as asked:
-        try:
-            with comparisons_limited(graph):
-                env.graph.toposort(root, parents)  # whether its order is right is the other claims' business
-        except RecursionError:
-            crashed = True
-        except _Endless:
-            if calls[0] > limit:
-                raise Fail("paths", nodes=f"{nodes_count:,}", got=f"{limit:,}") from None
-            raise searched(graph) from None
-        else:
-            crashed = False
-    if asked:
-        raise Fail("limit", asked=f"{max(asked):,}")
-    if crashed:
-        raise Fail("recursion")
+    try:
+        with recursion_judged(), comparisons_limited(graph):
+            env.graph.toposort(root, parents)  # whether its order is right is the other claims' business
+    except _Endless:
+        if calls[0] > limit:
+            raise Fail("paths", nodes=f"{nodes_count:,}", got=f"{limit:,}") from None
+        raise searched(graph) from None
 
 
 @cache
@@ -198,18 +189,11 @@ def counted_chain(depth: int) -> tuple[list[Counted], dict[Counted, tuple[Counte
 def deep_chain(env: Env) -> None:
     depth = 50_000
     nodes, chain = counted_chain(depth)
-    with recursion_limit_kept() as asked:
-        try:
-            with comparisons_limited(chain):
-                got = env.graph.toposort(nodes[depth], chain.__getitem__)  # a lookup, not a Python call, per node
-        except RecursionError:
-            got = None
-        except _Endless:
-            raise searched(chain) from None
-    if asked:
-        raise Fail("limit", asked=f"{max(asked):,}")
-    if got is None:
-        raise Fail("recursion")
+    try:
+        with recursion_judged(), comparisons_limited(chain):
+            got = env.graph.toposort(nodes[depth], chain.__getitem__)  # a lookup, not a Python call, per node
+    except _Endless:
+        raise searched(chain) from None
     order = as_list(got, "a chain 50,000 nodes deep")
     if order != nodes[::-1]:  # the same objects: compared by identity, no == called
         raise Fail("wrong", got=listed(order))

@@ -144,6 +144,22 @@ def recursion_limit_kept() -> Iterator[list[int]]:
             sys.setrecursionlimit(limit)
 
 
+@contextmanager
+def recursion_judged() -> Iterator[None]:
+    """Run the block with Python's recursion limit kept (recursion_limit_kept); then fail with 'limit' when the code
+    asked for another limit, or with 'recursion' when it raised RecursionError. Other errors pass through."""
+    crashed = False
+    with recursion_limit_kept() as asked:
+        try:
+            yield
+        except RecursionError:
+            crashed = True
+    if asked:
+        raise Fail("limit", asked=f"{max(asked):,}")
+    if crashed:
+        raise Fail("recursion")
+
+
 def shared_values(Value: type, mirrored: bool = False) -> tuple:  # noqa: N803 - the learner's class
     """x = 1.5; p = x*2; q = p*3; r = p*p; out = q + r (mirrored: r + q): p is used by two nodes, by r twice."""
     x = Value(1.5)
@@ -170,21 +186,12 @@ def shared_twice(env: Env) -> None:
 
 @claim("L10", "long_chain")
 def long_chain(env: Env) -> None:
-    crashed = False
-    with recursion_limit_kept() as asked:
-        try:
-            with large_graph():
-                x = env.Value(0.0)
-                y = x
-                for _ in range(5000):
-                    y = y + 1
-                y.backward()
-        except RecursionError:
-            crashed = True
-    if asked:
-        raise Fail("limit", asked=f"{max(asked):,}")
-    if crashed:
-        raise Fail("recursion")
+    with recursion_judged(), large_graph():
+        x = env.Value(0.0)
+        y = x
+        for _ in range(5000):
+            y = y + 1
+        y.backward()
     expect_close("wrong", x.grad, 1.0)
 
 

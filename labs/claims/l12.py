@@ -95,17 +95,19 @@ def accumulate(env: Env) -> None:
             raise Fail("fresh", index=i, got=show(p.grad), expected=show(g))
 
 
+STEP_DATA, STEP_GRADS = (1.0, -2.0, 0.5), (0.5, -1.0, 2.0)  # the step claim's parameters and their grads
+
+
 def moved(by: float) -> list[float]:
-    """The step's parameters (1, -2, 0.5), each moved by -by × its grad (0.5, -1, 2)."""
-    return [p - by * g for p, g in zip((1.0, -2.0, 0.5), (0.5, -1.0, 2.0))]
+    """The step claim's parameters, each moved by -by × its grad."""
+    return [p - by * g for p, g in zip(STEP_DATA, STEP_GRADS)]
 
 
 @claim("L12", "step")
 def step(env: Env) -> None:
-    grads = (0.5, -1.0, 2.0)
     for rate in (0.1, 0.01):
-        params = [env.Value(1.0), env.Value(-2.0), env.Value(0.5)]
-        for p, g in zip(params, grads):
+        params = [env.Value(v) for v in STEP_DATA]
+        for p, g in zip(params, STEP_GRADS):
             p.grad = g
         env.nn.sgd_step(params, rate)
         got = [p.data for p in params]
