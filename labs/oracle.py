@@ -108,14 +108,13 @@ def agree(got: Sequence[float], expected: Sequence[float], tol: float = 1e-9) ->
 
 def names_shape(text: str, shape: Shape) -> bool:
     """Whether an error message names a shape: as a tuple or a list ((2, 3), [2, 3], (3,)), with x or × between
-    its lengths (2x3), or, for a 1-D shape, as its length standing alone (the 4 in '3x2 and 4'). A form counts
-    only where no other digit, comma, bracket or x joins it: (12, 3) names neither (2, 3) nor (2,)."""
+    its lengths (2x3), or, for a 1-D shape, as its length standing alone (the 4 in '3x2 and 4'). A bracketed form
+    is its own boundary; a bare one counts only where no other digit, comma, bracket, x or decimal point joins it:
+    12x3 does not name (2, 3), and neither (12, 3) nor 4.5 names (2,) or (4,)."""
     flat = re.sub(r"\s+", "", text).replace(",)", ")").replace(",]", "]")
     lengths = [str(n) for n in shape]
-    forms = [re.escape("(" + ",".join(lengths) + ")"), re.escape("[" + ",".join(lengths) + "]")]
-    if len(shape) > 1:
-        forms += ["x".join(lengths), "×".join(lengths)]
-    elif len(shape) == 1:
-        forms.append(lengths[0])
-    edge_before, edge_after = r"(?<![\d.,(\[x×])", r"(?![\d.,)\]x×])"
-    return any(re.search(edge_before + form + edge_after, flat) for form in forms)
+    if any(form in flat for form in ("(" + ",".join(lengths) + ")", "[" + ",".join(lengths) + "]")):
+        return True
+    bare = ["x".join(lengths), "×".join(lengths)] if len(shape) > 1 else lengths
+    edge_before, edge_after = r"(?<![\d,(\[x×])(?<!\d\.)", r"(?![\d,)\]x×])(?!\.\d)"
+    return any(re.search(edge_before + form + edge_after, flat) for form in bare)

@@ -12,6 +12,7 @@ import pytest
 from labs.course import LESSONS_DIR, REFERENCE_DIR, TABLES_FILE, CourseError, load_course, parsed_tables
 from labs.gaps import GapSyntaxError, fill_gaps, find_gaps
 from labs.learner import finished_pieces, module_sources, read_pieces
+from labs.oracle import names_shape
 from labs.pipeline import check_lesson
 from tests.mutants import MUTANTS, Mutant, breaks_a_timed_lab, mutant_sources
 
@@ -293,6 +294,26 @@ def test_endless_recursion_gets_a_short_message_with_its_place() -> None:
     assert seed.message == (
         "RecursionError (at line 2 of gap L10.backward): the code called itself deeper than Python allows."
     )
+
+
+@pytest.mark.parametrize(("message", "shape", "named"), [
+    ("cannot combine (2, 3) and (2,)", (2,), True),
+    ("cannot combine shapes (2, 3) and (3, 2).", (3, 2), True),
+    ("cannot combine (shapes (2, 3) and (3, 2))", (3, 2), True),
+    ("shapes [(2, 3), (3, 2)]", (2, 3), True),
+    ("a 3x2 tensor and one of 4.", (4,), True),
+    ("2 × 3 against 3 × 2", (2, 3), True),
+    ("shape [3] and [4]", (4,), True),
+    ("this tensor, of shape (2, 3), cannot be combined", (2,), False),
+    ("shape (12, 7)", (2,), False),
+    ("20 numbers", (2,), False),
+    ("a 12x3 tensor", (2, 3), False),
+    ("shape (1, 2, 3)", (2, 3), False),
+    ("a length of 4.5", (4,), False),
+])
+def test_an_error_message_names_a_shape_in_any_usual_form_and_only_that_shape(
+        message: str, shape: tuple[int, ...], named: bool) -> None:
+    assert names_shape(message, shape) is named
 
 
 EXITING_SLOPE = """
