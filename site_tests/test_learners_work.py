@@ -14,6 +14,7 @@ from labs.course import load_course
 
 from .conftest import LESSON_10, Watch, watched_context
 from .learner import (
+    BREADTH_FIRST,
     RUN_MS,
     cell,
     lab_editor,
@@ -24,6 +25,7 @@ from .learner import (
     run_checks,
     stored_piece,
     type_into_gap,
+    wait_for_cells,
     wait_for_lab,
 )
 
@@ -76,6 +78,30 @@ def test_a_marker_typed_in_a_gap_is_named_and_nothing_is_cut(page: Page, base_ur
     wait_for_lab(page)
     expect(lab_editor(page)).to_contain_text("after_the_marker = 1")
     expect(page.locator(".ember-lab .ember-problem")).to_contain_text("looks like a gap marker")
+
+
+BUSY_CELL = """import time
+end = time.time() + 4
+while time.time() < end:
+    pass
+print("busy no more")
+"""
+
+
+def test_code_typed_while_python_is_busy_rebuilding_the_lab_is_kept(page: Page, base_url: str) -> None:
+    """A reset waits for Python, busy with a cell; what the learner types meanwhile stays in the editor."""
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    wait_for_cells(page)
+    replace_cell_code(page, 0, BUSY_CELL)
+    cell(page, 0).get_by_role("button", name="Run", exact=True).click()
+    expect(cell(page, 0).locator(".ember-status")).to_have_text("running…")
+    page.locator('.ember-gap[data-gap="L10.backward"]').get_by_role("button", name="Reset this gap").click()
+    type_into_gap(page, "L10.backward", BREADTH_FIRST)  # the reset's module is not built yet: Python is busy
+    expect(cell(page, 0).locator(".ember-output")).to_contain_text("busy no more", timeout=RUN_MS)
+    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("holds its starting code again")
+    expect(lab_editor(page)).to_contain_text("queue.pop(0)")
+    assert "queue.pop(0)" in (stored_piece(page, "L10.backward") or "")
 
 
 # --- storage of any shape ----------------------------------------------------------------------

@@ -116,6 +116,18 @@ export class Lab {
     return links.children.length ? links : null;
   }
 
+  /**
+   * Build the module again until what the learner stored did not change while Python built it: text typed
+   * while a build was under way (Python busy with a cell, or just after Undo) is in the editors' new text.
+   */
+  async buildCurrent() {
+    for (let tries = 1; ; tries += 1) {
+      const asked = JSON.stringify(storage.work());
+      const answer = await this.buildModule();
+      if (tries >= 5 || JSON.stringify(storage.work()) === asked) return answer;
+    }
+  }
+
   /** Ask Python for the learner's files as this lab starts: {files: {name: {source, gaps}}, exact, problem}. */
   async buildModule() {
     const answer = await this.runtime.module({ lab: this.lesson.id, ...storage.work() });
@@ -125,7 +137,7 @@ export class Lab {
 
   async showEditors() {
     try {
-      const { files, problem } = await this.buildModule();
+      const { files, problem } = await this.buildCurrent();
       this.status.textContent = "";
       for (const file of this.files) {
         const { source, gaps } = files[file];
@@ -221,8 +233,8 @@ export class Lab {
     this.undo = Object.fromEntries(Object.keys(changes).map((id) => [id, id in before ? before[id] : null]));
     storage.saveExact(changes, this.course.version);
     this.undoButton.hidden = false;
-    this.notice.textContent = message;
     await this.showEditors();
+    this.notice.textContent = message; // once the editors show it
   }
 
   async restore() {
@@ -230,9 +242,9 @@ export class Lab {
     storage.saveExact(this.undo, this.course.version);
     this.undo = null;
     this.undoButton.hidden = true;
-    this.notice.textContent = "Undone.";
     this.replaceMine.hidden = true;
     await this.showEditors();
+    this.notice.textContent = "Undone.";
   }
 
   resetGap(id) {
