@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from .conftest import LESSON_10, SITE
-from .learner import BOOT_MS, START_WORKER
+from .learner import BOOT_MS, START_WORKER, wait_for_lab
 
 # Each Worker the page creates, with how many style sheets the document had by then.
 RECORD_WORKERS = """
@@ -118,15 +118,22 @@ def test_the_worker_writes_every_file_of_the_stored_course_archive_byte_for_byte
     assert {name: written.get(name) for name in expected} == expected
 
 
-def test_the_search_index_waits_for_python_and_search_then_finds_a_lesson(page: Page, base_url: str) -> None:
-    page.add_init_script(RECORD_READY)
-    page.goto(base_url + LESSON_10)
-    page.wait_for_selector("html[data-python=ready]", state="attached", timeout=BOOT_MS)
-    asked = page.wait_for_function(SEARCH_INDEX).json_value()["startTime"]
-    # Ready is told to the runtime's listeners before the page shows it: the request may start just before.
-    ready = page.evaluate("window.__readyAt")
-    assert asked > ready - 50, f"search index asked for at {asked:.0f} ms, Python ready at {ready:.0f} ms"
-    page.keyboard.press("/")
+@pytest.mark.parametrize(("where", "reach"), [("", "click"), (LESSON_10, "key")], ids=["home-click", "lesson-key"])
+def test_the_search_index_waits_for_the_learner_to_reach_for_search_then_finds_a_lesson(
+        page: Page, base_url: str, where: str, reach: str) -> None:
+    """Nobody asks for the index while the learner reads (Python is up, the page idle); a click on the search
+    field or a key brings it."""
+    page.goto(base_url + where)
+    if where:
+        wait_for_lab(page)
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(500)
+    assert page.evaluate(SEARCH_INDEX) is None
+    if reach == "key":
+        page.keyboard.press("/")
+    else:
+        page.locator("input[data-md-component=search-query]").click()
+    page.wait_for_function(SEARCH_INDEX, timeout=10_000)
     page.locator("input[data-md-component=search-query]").press_sequentially("order of blame", delay=50)
     expect(page.locator(".md-search-result__item a[href*='10-order-of-blame']").first).to_be_visible(timeout=10_000)
 

@@ -14,28 +14,25 @@ if (!window.emberRuntime) { // once per visit: instant navigation keeps the page
   const runtime = new Runtime(new URL("worker.js", gen).href);
   runtime.snapshot = firstSnapshotUse();
   window.emberRuntime = runtime;
-  if (script.dataset.lesson && location.protocol !== "file:") {
-    runtime.start();
-    searchIndexAfter(runtime);
-  }
+  if (script.dataset.lesson && location.protocol !== "file:") runtime.start();
+  searchIndexOnDemand();
 }
 
 /**
  * The theme asks for its search index (an XMLHttpRequest) at every page load and builds it in a worker:
- * about a third of a CPU-second that, on a two-core laptop, Python's start would share. On a lesson page
- * that request is sent once Python is up (or failed), once the learner reaches for search (a key, a click
- * on it), or after 15 s.
+ * about a third of a CPU-second, on every page, that most visits never use and that, on a two-core laptop,
+ * Python's start would share. The request is sent once the learner reaches for search: a key (the theme's
+ * search keys among them) or a click or tap on the search box or its button.
  */
-function searchIndexAfter(runtime) {
+function searchIndexOnDemand() {
   const { open, send } = XMLHttpRequest.prototype;
   const held = new WeakSet();
   let release;
   const released = new Promise((resolve) => { release = resolve; });
   released.then(() => Object.assign(XMLHttpRequest.prototype, { open, send }));
-  runtime.addEventListener("state", ({ detail }) => { if (detail.state !== "starting") release(); });
   addEventListener("keydown", release, { capture: true, once: true });
   addEventListener("pointerdown", (event) => { if (event.target.closest?.(".md-search, [for=__search]")) release(); }, { capture: true });
-  setTimeout(release, 15_000);
+  addEventListener("focusin", (event) => { if (event.target.closest?.(".md-search")) release(); }, { capture: true });
   XMLHttpRequest.prototype.open = function (method, url, ...rest) {
     if (new URL(url, document.baseURI).pathname.endsWith("/search/search_index.json")) held.add(this);
     return open.call(this, method, url, ...rest);

@@ -169,11 +169,13 @@ async function mountPage() {
   const lesson = page.dataset.lesson;
   storage.visit(lesson);
   // The editors wait for Python: they would only compete with its start for the two cores a laptop
-  // may have, and nothing can run before it is up. Until then the cells show their code as text.
+  // may have, and nothing can run before it is up. Until then the cells show their code as text. Their
+  // code is fetched and compiled meanwhile (off the main thread), so that they come at once when it is.
+  const modules = Promise.all([import("./cells.js"), import("./lab.js")]);
   await runtime.start().catch(() => null);
   currentLab = null;
   await fromNotebook(root, data);
-  const [{ mountCells }, { Lab }] = await Promise.all([import("./cells.js"), import("./lab.js")]);
+  const [{ mountCells }, { Lab }] = await modules;
   let lab = null;
   root.querySelectorAll(".ember-lab").forEach((holder) => { lab = new Lab(holder, { course: data, runtime, siteRoot }); });
   currentLab = lab;
