@@ -5,7 +5,8 @@ and so do a 404 and an uncaught page error (the service worker's requests are wa
 
 Tests share one browser profile per process (``context``): a learner's browser on a return visit to a
 host without service workers, where Python starts from the memory snapshot stored by the first visit.
-Between tests everything the site stored is wiped but that snapshot, so each test starts as a new
+That profile is a copy of a template made once for each build of the site (in .cache/test-profiles/), by the
+first process that needs it: the others, and the next run, copy it instead of making their own. Between tests everything the site stored is wiped but that snapshot, so each test starts as a new
 learner. A test marked ``fresh_profile`` gets a new profile of its own, without the snapshot (the
 ``ember:offline`` flag off); test_offline.py uses ``offline_context``: a new profile with the service
 worker and the snapshot as a first visit has them.
@@ -13,9 +14,13 @@ worker and the snapshot as a first visit has them.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import re
+import shutil
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
@@ -206,18 +211,46 @@ BLANK = "ember-tests-blank"  # a page of the site's origin with nothing on it (a
 
 class SharedProfile:
     """One browser profile on disk for the tests of this process, as a returning learner's browser has it on a
-    host without service workers: the first start of Python stores the memory snapshot that later starts use."""
+    host without service workers: the first start of Python stores the memory snapshot that later starts use.
 
-    def __init__(self, playwright: Playwright, base_url: str, folder: Path) -> None:
+    With ``template``, the profile is a copy of one made once for this build of the site (and this Chromium) by
+    whichever test process came first: every other process, and the next run, copies it instead of starting
+    Python afresh and making a snapshot of its own.
+    """
+
+    def __init__(self, playwright: Playwright, base_url: str, folder: Path, template: Path) -> None:
         self.base_url = base_url
         self.watch = Watch()
-        self.context = watching(playwright.chromium.launch_persistent_context(
+        self.playwright = playwright
+        with exclusive(template.with_name(template.name + ".lock")):
+            if not (template / FLAG_FILE).is_file():
+                self.make(template)
+            shutil.rmtree(folder, ignore_errors=True)
+            shutil.copytree(template, folder, symlinks=True)
+        self.flag = (folder / FLAG_FILE).read_text()
+        self.open(folder)
+
+    def make(self, template: Path) -> None:
+        """Make the template profile: a first visit stores the snapshot, then everything else is wiped."""
+        for old in template.parent.glob("profile-*"):
+            if old.is_dir():
+                shutil.rmtree(old, ignore_errors=True)
+        making = template.with_name(template.name + ".making")
+        shutil.rmtree(making, ignore_errors=True)
+        self.open(making)
+        self.flag = self.first_visit()
+        self.wipe([])  # what the first visit left (the theme's palette, the learner's progress) is not the next test's
+        self.context.close()
+        (making / FLAG_FILE).write_text(self.flag)
+        making.rename(template)
+
+    def open(self, folder: Path) -> None:
+        """Start Chromium on the profile in ``folder``, watched, with the blank page the wipes use."""
+        self.context = watching(self.playwright.chromium.launch_persistent_context(
             folder, executable_path=CHROMIUM, args=FLAGS, headless=True, viewport=VIEWPORT, service_workers="block"),
             lambda: self.watch)
         self.context.route(f"**/{BLANK}", lambda route: route.fulfill(body="<!doctype html><title>blank</title>",
                                                                       content_type="text/html"))
-        self.flag = self.first_visit()
-        self.wipe([])  # what the first visit left (the theme's palette, the learner's progress) is not the next test's
 
     def first_visit(self) -> str:
         """Open lesson 10 as a first visit: Python starts, then stores its snapshot once idle; answer the flag."""
@@ -263,10 +296,34 @@ def watch() -> Watch:
     return Watch()
 
 
+FLAG_FILE = "ember-snapshot-flag"  # in a template profile: the flag its first visit stored
+PROFILES = ROOT / ".cache" / "test-profiles"
+
+
+@contextmanager
+def exclusive(lock: Path) -> Iterator[None]:
+    """Hold a lock on a file (other processes wait for it) while the block runs."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def template_profile() -> Path:
+    """Where the template profile of this build of the site, for this Chromium, is kept."""
+    chromium = Path(CHROMIUM).resolve().stat()
+    built = (SITE / "assets/gen/manifest.json").read_bytes() + (SITE / "sitemap.xml").read_bytes()
+    key = hashlib.sha256(built + f"{chromium.st_size}/{chromium.st_mtime_ns}".encode()).hexdigest()[:16]
+    return PROFILES / f"profile-{key}"
+
+
 @pytest.fixture(scope="session")
 def shared_profile(playwright: Playwright, base_url: str,
                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedProfile]:
-    shared = SharedProfile(playwright, base_url, tmp_path_factory.mktemp("shared-profile"))
+    shared = SharedProfile(playwright, base_url, tmp_path_factory.mktemp("shared-profile"), template_profile())
     yield shared
     shared.context.close()
 

@@ -6,6 +6,7 @@ passes in the page before any example cell has run."""
 from __future__ import annotations
 
 import gc
+import hashlib
 import json
 import multiprocessing
 import os
@@ -28,6 +29,7 @@ from tests.variants import VARIANTS, Variant
 from .learner import BOOT_MS, START_WORKER, check_a_backward
 
 COURSE = load_course()
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def verdict(report: dict) -> list[tuple]:
@@ -140,6 +142,27 @@ def could_depend_on_speed(in_terminal: dict) -> bool:
     return bool({(r["problem"] or {}).get("kind") for r in in_terminal["results"]} & {"timeout", "recursion"})
 
 
+@cache
+def checker_digest() -> str:
+    """A digest of the code and course data the terminal's checks run on (the learner's pieces come apart)."""
+    digest = hashlib.sha256()
+    for folder in ("labs", "ember", "hx"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix in (".py", ".toml", ".json", ".txt") and path.is_file():
+                digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def payload_digest(payload: dict) -> str:
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def speed_key(part: int) -> str:
+    """Where a part's test below keeps which of its pieces could depend on speed in the terminal, for the test
+    that runs alone (pytest's cache: the same run's first phase, or an earlier run on the same code)."""
+    return f"ember/verdicts/{checker_digest()}/could-depend-on-speed/part-{part}"
+
+
 def isolated_pages(context: BrowserContext, base_url: str, count: int, interrupts: bool = True) -> list[Page]:
     """Isolated pages of the site, each with a worker of the page's own kind booted (with the interrupt buffer, or
     without it: then sys.monitoring watches the checks)."""
@@ -153,7 +176,8 @@ def isolated_pages(context: BrowserContext, base_url: str, count: int, interrupt
 @pytest.mark.long
 @pytest.mark.parametrize("part", [part.number for part in COURSE.parts])
 def test_every_known_wrong_piece_gets_the_same_verdict_in_the_page_and_the_terminal(
-        context: BrowserContext, base_url: str, tmp_path: Path, part: int, heap_set_aside: None) -> None:
+        context: BrowserContext, base_url: str, tmp_path: Path, part: int, heap_set_aside: None,
+        request: pytest.FixtureRequest) -> None:
     """Every piece of a part's labs whose claims do not time the code, in workers whose time limit works
     through the interrupt buffer (isolated pages: every host after one reload): two pages and the terminal
     check at once (two cores do three checks). The pieces whose verdicts could depend on speed are
@@ -161,32 +185,43 @@ def test_every_known_wrong_piece_gets_the_same_verdict_in_the_page_and_the_termi
     pages = isolated_pages(context, base_url, 2)
     comparison = Comparison(Session(tmp_path))
     checks = [(name, payload) for name, lesson, payload in checks_of_part(part) if not times_the_code(lesson)]
+    speed = {}
     for index, (name, payload) in enumerate(checks):
         where = pages[index % len(pages)]
         comparison.start(where, payload, name)
-        comparison.expect(where, comparison.terminal(payload))
+        in_terminal = comparison.terminal(payload)
+        speed[payload_digest(payload)] = could_depend_on_speed(in_terminal)
+        comparison.expect(where, in_terminal)
     for where in pages:
         comparison.finish(where)
     assert comparison.compared == len(checks) > 0
+    request.config.cache.set(speed_key(part), speed)
 
 
 @pytest.mark.alone
 @pytest.mark.long
 def test_every_piece_whose_verdict_could_depend_on_speed_gets_the_same_verdict_with_nothing_else_running(
-        context: BrowserContext, base_url: str, tmp_path: Path, heap_set_aside: None) -> None:
+        context: BrowserContext, base_url: str, tmp_path: Path, heap_set_aside: None,
+        request: pytest.FixtureRequest) -> None:
     """The pieces checked by claims that time the code, in an isolated page; then those and every piece that
     times out or recurses too deep in the terminal, in a worker watched by sys.monitoring instead (a page
     without shared memory), which makes the code several times slower. One check at a time, so that their
-    times are the times of a quiet machine (the terminal's reports of the other pieces come first, on every core,
-    to find those that time out or recurse too deep)."""
+    times are the times of a quiet machine. Which pieces time out or recurse too deep in the terminal, the
+    parts' tests above found on the same code; the terminal checks those found by neither first, on every core."""
     checks = [check for part in COURSE.parts for check in checks_of_part(part.number)]
     untimed = [(name, payload) for name, lesson, payload in checks if not times_the_code(lesson)]
-    reports = terminal_reports([payload for _, payload in untimed])  # before anything is timed: on every core
-    watched_too = [(name, payload, in_terminal) for (name, payload), in_terminal in zip(untimed, reports, strict=True)
-                   if could_depend_on_speed(in_terminal)]
+    known = {}  # what the parts' tests above found (a busy machine finds more pieces that time out, never fewer)
+    for part in COURSE.parts:
+        known |= request.config.cache.get(speed_key(part.number), {})
+    unknown = [payload for _, payload in untimed if payload_digest(payload) not in known]
+    for payload, in_terminal in zip(unknown, terminal_reports(unknown), strict=True):  # on every core, before timing
+        known[payload_digest(payload)] = could_depend_on_speed(in_terminal)
+    comparison = Comparison(Session(tmp_path))
+    # The terminal's report of each piece that could depend on speed, made again with nothing else running.
+    watched_too = [(name, payload, in_terminal) for name, payload in untimed if known[payload_digest(payload)]
+                   if could_depend_on_speed(in_terminal := comparison.terminal(payload))]
     page, = isolated_pages(context, base_url, 1)
     watched, = isolated_pages(context, base_url, 1, interrupts=False)
-    comparison = Comparison(Session(tmp_path))
     for name, lesson, payload in checks:
         if times_the_code(lesson):
             in_terminal = comparison.terminal(payload)
