@@ -5,8 +5,9 @@ and so do a 404 and an uncaught page error (the service worker's requests are wa
 
 Tests share one browser profile per process (``context``): a learner's browser on a return visit to a
 host without service workers, where Python starts from the memory snapshot stored by the first visit.
-That profile is a copy of a template made once for each build of the site (in .cache/test-profiles/), by the
-first process that needs it: the others, and the next run, copy it instead of making their own. Between tests everything the site stored is wiped but that snapshot, so each test starts as a new
+That profile is a copy of a template made once for each build of the site (in .cache/test-profiles/), by
+the first process that needs it: the others, and the next run, copy it instead of making their own.
+Between tests everything the site stored is wiped but that snapshot, so each test starts as a new
 learner. A test marked ``fresh_profile`` gets a new profile of its own, without the snapshot (the
 ``ember:offline`` flag off); test_offline.py uses ``offline_context``: a new profile with the service
 worker and the snapshot as a first visit has them.
