@@ -214,7 +214,7 @@ class SharedProfile:
     """One browser profile on disk for the tests of this process, as a returning learner's browser has it on a
     host without service workers: the first start of Python stores the memory snapshot that later starts use.
 
-    With ``template``, the profile is a copy of one made once for this build of the site (and this Chromium) by
+    The profile is a copy of ``template``, made once for this build of the site (and this Chromium) by
     whichever test process came first: every other process, and the next run, copies it instead of starting
     Python afresh and making a snapshot of its own.
     """
@@ -234,11 +234,10 @@ class SharedProfile:
 
     def make(self, template: Path) -> None:
         """Make the template profile: a first visit stores the snapshot, then everything else is wiped."""
-        for old in template.parent.glob("profile-*"):
+        for old in template.parent.glob("profile-*"):  # other builds' templates, and a making left half done
             if old.is_dir():
                 shutil.rmtree(old, ignore_errors=True)
         making = template.with_name(template.name + ".making")
-        shutil.rmtree(making, ignore_errors=True)
         self.open(making)
         self.flag = self.first_visit()
         self.wipe([])  # what the first visit left (the theme's palette, the learner's progress) is not the next test's

@@ -26,10 +26,10 @@ from tests.mutants import MUTANTS, Mutant, times_the_code
 from tests.test_labs import BACKWARD_WITH_TOPOSORT
 from tests.variants import VARIANTS, Variant
 
+from .conftest import ROOT
 from .learner import BOOT_MS, START_WORKER, check_a_backward
 
 COURSE = load_course()
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def verdict(report: dict) -> list[tuple]:
@@ -209,16 +209,18 @@ def test_every_piece_whose_verdict_could_depend_on_speed_gets_the_same_verdict_w
     times are the times of a quiet machine. Which pieces time out or recurse too deep in the terminal, the
     parts' tests above found on the same code; the terminal checks those found by neither first, on every core."""
     checks = [check for part in COURSE.parts for check in checks_of_part(part.number)]
-    untimed = [(name, payload) for name, lesson, payload in checks if not times_the_code(lesson)]
+    untimed = [(name, payload, payload_digest(payload)) for name, lesson, payload in checks
+               if not times_the_code(lesson)]
     known = {}  # what the parts' tests above found (a busy machine finds more pieces that time out, never fewer)
     for part in COURSE.parts:
         known |= request.config.cache.get(speed_key(part.number), {})
-    unknown = [payload for _, payload in untimed if payload_digest(payload) not in known]
-    for payload, in_terminal in zip(unknown, terminal_reports(unknown), strict=True):  # on every core, before timing
-        known[payload_digest(payload)] = could_depend_on_speed(in_terminal)
+    unknown = [(payload, digest) for _, payload, digest in untimed if digest not in known]
+    reports = terminal_reports([payload for payload, _ in unknown])  # on every core, before anything is timed
+    for (_, digest), in_terminal in zip(unknown, reports, strict=True):
+        known[digest] = could_depend_on_speed(in_terminal)
     comparison = Comparison(Session(tmp_path))
     # The terminal's report of each piece that could depend on speed, made again with nothing else running.
-    watched_too = [(name, payload, in_terminal) for name, payload in untimed if known[payload_digest(payload)]
+    watched_too = [(name, payload, in_terminal) for name, payload, digest in untimed if known[digest]
                    if could_depend_on_speed(in_terminal := comparison.terminal(payload))]
     page, = isolated_pages(context, base_url, 1)
     watched, = isolated_pages(context, base_url, 1, interrupts=False)
