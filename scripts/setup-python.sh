@@ -10,10 +10,12 @@ if [ ! -x .venv/bin/python ]; then
   echo "== creating .venv"
   python3 -m venv .venv
 fi
-echo "== installing Python packages"
-.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt -r requirements-site.txt
 if [ ! -x .venv-notebook/bin/python ]; then
   echo "== creating .venv-notebook (the notebook app's build tools, kept apart)"
   python3 -m venv .venv-notebook
 fi
-.venv-notebook/bin/python -m pip install -q --disable-pip-version-check -r requirements-notebook.txt
+echo "== installing Python packages (the notebook app's build tools beside them)"
+.venv-notebook/bin/python -m pip install -q --disable-pip-version-check -r requirements-notebook.txt &
+notebook=$!
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt -r requirements-site.txt
+wait "$notebook"

@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-python.sh
+# PyTorch, for one test, installs while the rest is set up and the site builds.
+bash scripts/setup-torch.sh &
+torch=$!
 bash scripts/setup-node.sh
 # Chromium (from Debian's packages on a fresh machine: mostly download and unpacking) installs while the
 # site builds; the tests wait for both.
@@ -11,6 +14,7 @@ bash scripts/setup-chromium.sh &
 chromium=$!
 .venv/bin/python scripts/build_site.py
 wait "$chromium"
+wait "$torch"
 echo "== ruff"
 .venv/bin/ruff check .
 # Two phases: every test but those marked "alone" in EMBER_TEST_PROCESSES processes (2 by default), then
