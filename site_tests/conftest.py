@@ -175,18 +175,17 @@ def watching(context: BrowserContext, now: Callable[[], Watch], routed: bool = T
     the cache of compiled wasm); without it they are only recorded, for a browser whose resolver
     (``NO_OTHER_HOSTS``) finds no host but 127.0.0.1.
     """
-    def route(route_, request) -> None:
-        now().requests.append(request.url)
-        if is_foreign(request.url):
-            now().foreign.append(request.url)
-            route_.abort()
-        else:
-            route_.continue_()
-
     def record(request) -> None:
         now().requests.append(request.url)
         if is_foreign(request.url):
             now().foreign.append(request.url)
+
+    def route(route_, request) -> None:
+        record(request)
+        if is_foreign(request.url):
+            route_.abort()
+        else:
+            route_.continue_()
 
     if routed:
         context.route("**/*", route)
