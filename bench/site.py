@@ -6,7 +6,8 @@ Run from the repository root with ``.venv/bin/python bench/site.py`` (the site m
 1. navigation start → Python ready on lesson 10, cold (fresh profile) and warm (persistent profile,
    reload after a first visit has saved the course for offline use and stored Python's memory
    snapshot), against ``bench/bare/`` booting the same vendored Pyodide (warm: from the HTTP cache);
-   and the same reload with the browser offline;
+   the two pages take turns, cold and warm, so that a shared machine's drift hits both alike; and the
+   lesson's reload with the browser offline;
 2. moving from lesson 10 to the next page and back by the footer's nav links, running the first example
    cell where there is one (click → output), and whether Python booted a second time during the visit;
 3. the round trip of a ``print(1)`` cell, Run click → output in the page, and the worker alone;
@@ -462,43 +463,72 @@ def wait_saved(page: Page) -> None:
     page.wait_for_selector("html[data-offline=ready]", state="attached", timeout=TIMEOUT_MS)
 
 
-def warm_ready(playwright: Playwright, url: str, label: str, report: Report,
-               lesson: bool = False) -> tuple[list[float], list[float]]:
-    """Navigation start → ready on reloads in a persistent profile, after a first visit filled its caches
-    (for a lesson: saved for offline use, snapshot stored); keeps the last reload's boot timeline under
-    ``label``. For a lesson, also reloads with the browser offline; answers (online, offline) times."""
+@dataclass
+class WarmProfile:
+    """A persistent profile whose first visit of a page filled its caches (for a lesson: saved for offline use,
+    snapshot stored), reloaded again and again."""
+
+    label: str
+    context: BrowserContext
+    page: Page
+    watch: Watch
+    times: list[float] = field(default_factory=list)
+    starts: list[str] = field(default_factory=list)
+
+    def reload(self) -> None:
+        self.page.reload()
+        self.times.append(wait_ready(self.page))
+        self.starts.append(self.page.evaluate("document.documentElement.dataset.pythonStart || 'bare'"))
+
+
+def warm_profile(playwright: Playwright, folder: str, url: str, label: str, lesson: bool) -> WarmProfile:
+    """Open a persistent profile in ``folder`` and make the first visit of ``url``."""
     watch = Watch()
-    with tempfile.TemporaryDirectory(prefix="ember-profile-") as profile:
-        context = playwright.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, args=FLAGS, headless=True, viewport=VIEWPORT)
+    context = playwright.chromium.launch_persistent_context(
+        folder, executable_path=CHROMIUM, args=FLAGS, headless=True, viewport=VIEWPORT)
+    context.add_init_script(INIT_SCRIPT)
+    watch.attach(context)
+    page = context.pages[0] if context.pages else context.new_page()
+    page.goto(url)
+    wait_ready(page)
+    if lesson:
+        wait_saved(page)
+    page.wait_for_load_state("networkidle")
+    return WarmProfile(label, context, page, watch)
+
+
+def warm_ready(playwright: Playwright, lesson_url: str, bare_url: str,
+               report: Report) -> tuple[list[float], list[float], list[float]]:
+    """Navigation start → ready on reloads of lesson 10 and of bare Pyodide, each in a persistent profile after a
+    first visit filled its caches, taking turns (so that drift of a shared machine hits both alike); then reloads
+    of the lesson with the browser offline. Keeps each page's last reload's boot timeline. Answers the lesson's
+    times, bare Pyodide's times and the lesson's offline times."""
+    with tempfile.TemporaryDirectory(prefix="ember-profile-") as lesson_folder, \
+            tempfile.TemporaryDirectory(prefix="ember-profile-") as bare_folder:
+        lesson = warm_profile(playwright, lesson_folder, lesson_url, "lesson 10", lesson=True)
         try:
-            context.add_init_script(INIT_SCRIPT)
-            watch.attach(context)
-            page = context.pages[0] if context.pages else context.new_page()
-            page.goto(url)
-            wait_ready(page)
-            if lesson:
-                wait_saved(page)
-            page.wait_for_load_state("networkidle")
-            times, starts = [], []
-            for _ in range(BOOT_REPEATS):
-                page.reload()
-                times.append(wait_ready(page))
-                starts.append(page.evaluate("document.documentElement.dataset.pythonStart || 'bare'"))
-            report.timelines[f"{label}, warm (last reload)"] = boot_timeline(page)
+            bare = warm_profile(playwright, bare_folder, bare_url, "bare", lesson=False)
+            try:
+                for _ in range(BOOT_REPEATS):
+                    lesson.reload()
+                    bare.reload()
+                for warm in (lesson, bare):
+                    report.timelines[f"{warm.label}, warm (last reload)"] = boot_timeline(warm.page)
+                    note_problems(warm.watch, report)
+            finally:
+                bare.context.close()
             offline = []
-            if lesson:
-                context.set_offline(True)
-                for _ in range(OFFLINE_REPEATS):
-                    page.reload()
-                    offline.append(wait_ready(page))
-                    starts.append(page.evaluate("document.documentElement.dataset.pythonStart"))
-                context.set_offline(False)
-                report.note(f"{label}: warm and offline reloads started Python from: {', '.join(starts)}")
-            note_problems(watch, report)
-            return times, offline
+            lesson.context.set_offline(True)
+            for _ in range(OFFLINE_REPEATS):
+                lesson.page.reload()
+                offline.append(wait_ready(lesson.page))
+                lesson.starts.append(lesson.page.evaluate("document.documentElement.dataset.pythonStart"))
+            lesson.context.set_offline(False)
+            report.note(f"lesson 10: warm and offline reloads started Python from: {', '.join(lesson.starts)}")
+            note_problems(lesson.watch, report)
+            return lesson.times, bare.times, offline
         finally:
-            context.close()
+            lesson.context.close()
 
 
 def load_finished_pieces(page: Page) -> None:
@@ -960,8 +990,7 @@ def main() -> None:
             progress("notebook, cold")
         finally:
             browser.close()
-        warm_lesson, offline = warm_ready(playwright, base + LESSON, "lesson 10", report, lesson=True)
-        warm_bare, _ = warm_ready(playwright, base + BARE_PAGE, "bare", report)
+        warm_lesson, warm_bare, offline = warm_ready(playwright, base + LESSON, base + BARE_PAGE, report)
         notebook_warm(playwright, base + NOTEBOOK, notebook, report)
         progress("notebook, warm")
     bytes_rows = [row for row in report.rows if row.unit == "MB"]

@@ -28,9 +28,6 @@ from .learner import (
     wait_for_lab,
 )
 
-# JupyterLite's drive needs its service worker, which the shared profile blocks.
-pytestmark = pytest.mark.fresh_profile
-
 COURSE = load_course()
 KERNEL_MS = 150_000  # the notebook's kernel starts its own Pyodide, with IPython, on a busy two-core machine
 QUEUED_MS = 10_000  # Shift+Enter shows a cell as queued at once, even while the kernel is busy
@@ -135,6 +132,7 @@ def open_notebook(page: Page, context: BrowserContext) -> Page:
 
 
 @pytest.mark.long
+@pytest.mark.fresh_profile  # JupyterLite's drive needs its service worker, which the shared profile blocks
 @pytest.mark.parametrize("headers", ["isolated", "plain"])
 def test_lesson_10_opens_as_a_notebook_on_the_learners_own_backward_and_comes_back(
     page: Page, context: BrowserContext, request: pytest.FixtureRequest, headers: str,
@@ -351,6 +349,7 @@ def test_on_plain_http_from_another_address_the_kernel_reads_the_learners_files_
 
 
 @pytest.mark.long
+@pytest.mark.fresh_profile
 def test_lesson_18_opens_as_a_notebook_with_the_data_and_its_checks_pass(page: Page, context: BrowserContext,
                                                                            base_url: str) -> None:
     """Part III in the notebook: the names data reaches the kernel, the checks pass, a heat map draws."""
