@@ -123,8 +123,9 @@ def stop_in_place(page: Page, index: int = 2) -> None:
     assert page.evaluate("window.__toasts") == 0  # no "Python was restarted" notice
 
 
-def test_after_one_visit_lessons_load_run_and_check_offline(offline_context: BrowserContext, watch: Watch,
-                                                            server: Server) -> None:
+@pytest.mark.long
+def test_after_one_visit_lessons_load_run_and_check_offline_and_a_damaged_snapshot_falls_back(
+        offline_context: BrowserContext, watch: Watch, server: Server) -> None:
     page = learner_page(offline_context, watch)
     open_page(page, server.url + LESSON_10)
     wait_for_lab(page)
@@ -152,6 +153,23 @@ def test_after_one_visit_lessons_load_run_and_check_offline(offline_context: Bro
     expect(page.locator("#ember-offline")).to_have_text("Available offline")
     expect(page.locator(".katex").first).to_be_visible()  # the math, from the cache too
 
+    # Still offline, the stored snapshot damaged: Python starts normally from the saved files instead.
+    assert page.evaluate(DAMAGE_SNAPSHOT) > 1_000_000
+    page.reload()
+    wait_for_lab(page)
+    assert python_start(page) == "fallback"
+    run_print(page, 0)
+    # The damaged snapshot was dropped and, once Python was idle, a good one stored in its place.
+    reloaded = page.evaluate("performance.timeOrigin")
+    deadline = time.monotonic() + SAVED_MS / 1000
+    while (snapshot_saved(page) or 0) < reloaded:
+        assert time.monotonic() < deadline, "no new snapshot was stored"
+        page.wait_for_timeout(500)
+    page.reload()
+    wait_for_lab(page)
+    assert python_start(page) == "snapshot"
+    run_print(page, 0)
+
 
 def test_without_headers_the_page_becomes_isolated_and_stop_interrupts(offline_context: BrowserContext,
                                                                        watch: Watch, plain_server: Server) -> None:
@@ -172,31 +190,6 @@ def test_without_headers_the_page_becomes_isolated_and_stop_interrupts(offline_c
     origin = page.evaluate("performance.timeOrigin")
     page.wait_for_timeout(2000)
     assert page.evaluate("performance.timeOrigin") == origin  # isolated at once: no reload of its own
-
-
-@pytest.mark.long
-def test_a_damaged_snapshot_falls_back_to_a_normal_start(offline_context: BrowserContext, watch: Watch,
-                                                         server: Server) -> None:
-    page = learner_page(offline_context, watch)
-    open_page(page, server.url + LESSON_10)
-    wait_for_lab(page)
-    wait_saved(page)
-    assert page.evaluate(DAMAGE_SNAPSHOT) > 1_000_000
-
-    page.reload()
-    wait_for_lab(page)
-    assert python_start(page) == "fallback"
-    run_print(page)
-    # The damaged snapshot was dropped and, once Python was idle, a good one stored in its place.
-    reloaded = page.evaluate("performance.timeOrigin")
-    deadline = time.monotonic() + SAVED_MS / 1000
-    while (snapshot_saved(page) or 0) < reloaded:
-        assert time.monotonic() < deadline, "no new snapshot was stored"
-        page.wait_for_timeout(500)
-    page.reload()
-    wait_for_lab(page)
-    assert python_start(page) == "snapshot"
-    run_print(page)
 
 
 def test_a_new_version_is_announced_and_taken_on_reload_keeping_the_work(offline_context: BrowserContext,
