@@ -375,7 +375,7 @@ def watch() -> Watch:
 FLAG_FILE = "ember-snapshot-flag"  # in a template profile: the flag its first visit stored
 TEMPLATE_FORMAT = 3  # change it when the way a template is made changes (2: with the HTTP cache on; 3: checked)
 CODE_CACHE_FILE = "ember-code-cache"  # in a template profile: whether a start from it found the compiled wasm
-CODE_CACHE_TRIES = 3
+CODE_CACHE_TRIES = 2
 # Chromium keeps more of the wasm's optimized code when the start that checks the cache stays open a while:
 # later starts then compile 30-100 ms of it again, against about 400 ms when that page closes at once.
 CODE_CACHE_SETTLE_MS = 3000
