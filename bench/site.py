@@ -514,7 +514,7 @@ def warm_ready(playwright: Playwright, lesson_url: str, bare_url: str,
                     bare.reload()
                 for warm in (lesson, bare):
                     report.timelines[f"{warm.label}, warm (last reload)"] = boot_timeline(warm.page)
-                    note_problems(warm.watch, report)
+                note_problems(bare.watch, report)  # the lesson's, once its offline reloads are in too
             finally:
                 bare.context.close()
             offline = []
