@@ -64,7 +64,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """In several processes (pytest -n N): long browser tests first, then the other browser tests, then
     the rest, so that the long ones start at once instead of making the others wait for them at the end."""
-    if not config.pluginmanager.hasplugin("xdist") or not config.getoption("numprocesses", None):
+    # pytest-xdist's worker processes collect (the main one only schedules) and see numprocesses unset.
+    if not hasattr(config, "workerinput") and not config.getoption("numprocesses", None):
         return
 
     def order(item: pytest.Item) -> int:
