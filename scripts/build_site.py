@@ -153,10 +153,7 @@ def offline(site: Path = SITE, primed: subprocess.Popen[bytes] | None = None) ->
 
 
 def main() -> None:
-    """Build everything; the site ends up in site/. With --packages-only, install the npm packages and stop."""
-    if sys.argv[1:] == ["--packages-only"]:
-        npm_install()
-        return
+    """Build everything; the site ends up in site/."""
     print("== building the site", flush=True)
     GEN.mkdir(parents=True, exist_ok=True)
     npm_install()
