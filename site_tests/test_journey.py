@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -80,7 +81,8 @@ def run_every_cell(page: Page) -> None:
 def test_a_new_learner_walks_through_every_lesson_from_01_to_18_on_a_phone(page: Page, base_url: str, watch: Watch,
                                                                           scheme: str) -> None:
     """From the home page to lesson 18 on one start of Python, at 390 px: questions, every gap, green checks,
-    every cell; and no page is wider than the phone once its cells have drawn."""
+    every cell (lesson 18's W trains live to the count model's line, then writes names); and no page is wider than
+    the phone once its cells have drawn."""
     page.set_viewport_size(PHONE)
     page.emulate_media(color_scheme=scheme)
     page.goto(base_url)
@@ -114,9 +116,17 @@ def test_a_new_learner_walks_through_every_lesson_from_01_to_18_on_a_phone(page:
     assert not too_wide, too_wide
     boots = [url for url in watch.requests if url.endswith("pyodide.asm.wasm")]
     assert len(boots) == 1, f"Python booted {len(boots)} times"
-    expect(page.locator(".ember-output", has_text="at the target")).to_have_count(1)  # lesson 18's W trained
+    trained = page.locator(".ember-output", has_text="at the target")  # lesson 18's W, trained live
+    expect(trained).to_have_count(1)
+    expect(trained.locator(".ember-plot svg path.ember-line")).to_have_count(3)  # the curve, the target, the floor
+    text = trained.inner_text()
+    reached = re.search(r"step (\d+): loss ([\d.]+), at the target ([\d.]+), after ([\d.]+) s of training", text)
+    assert reached, text
+    assert float(reached[2]) <= float(reached[3]) and int(reached[1]) > 1, reached[0]
     written = page.locator(".ember-output", has_text=NAMES_WRITTEN)
-    expect(written.locator(".ember-table tbody tr")).to_have_count(12)
+    rows = written.locator(".ember-table tbody tr")
+    expect(rows).to_have_count(12)
+    expect(rows.first.locator("td").first).not_to_be_empty()
 
     page.goto(base_url)
     for lesson in LESSONS:

@@ -1,9 +1,7 @@
-"""Lesson 18 in the browser: the finished pieces pass, W trains live to the count model's line, names are written,
-and Stop leaves a W that the later cells can use."""
+"""Lesson 18 in the browser: the finished pieces pass, and Stop leaves a W that the later cells can use (the journey
+in test_journey.py trains W to the count model's line and writes names)."""
 
 from __future__ import annotations
-
-import re
 
 from playwright.sync_api import Locator, Page, expect
 
@@ -57,35 +55,6 @@ def run_cells_before(page: Page, index: int) -> None:
 def training_output(page: Page) -> tuple[int, Locator]:
     index = index_of(page, 'key="loss"')
     return index, cell(page, index).locator(".ember-output")
-
-
-def test_w_trains_to_the_count_models_line_and_writes_names(page: Page, base_url: str) -> None:
-    finished_lab(page, base_url)
-    training, output = training_output(page)
-    run_cells_before(page, training)
-    expect(page.locator(".ember-tensor").first).to_be_visible()  # the heat map of the counts
-
-    run_cell(page, training)
-    expect(output.locator(".ember-error")).to_have_count(0, timeout=TRAINING_MS)
-    expect(output).to_contain_text("at the target", timeout=TRAINING_MS)
-    expect(output.locator(".ember-plot svg path.ember-line")).to_have_count(3)  # the curve, the target, the floor
-    text = output.inner_text()
-    reached = re.search(r"step (\d+): loss ([\d.]+), at the target ([\d.]+), after ([\d.]+) s of training", text)
-    assert reached, text
-    step, loss, target, seconds = int(reached[1]), float(reached[2]), float(reached[3]), float(reached[4])
-    assert loss <= target and step > 1
-    print(f"lesson 18 trained to {loss} (target {target}) in {step} steps, {seconds} s on the page")
-
-    names = index_of(page, "from ember.bigram import sample")
-    run_cells_before_names = range(training + 1, names)
-    for between in run_cells_before_names:
-        expect(run_cell(page, between).locator(".ember-error")).to_have_count(0)
-    output = run_cell(page, names)
-    expect(output.locator(".ember-error")).to_have_count(0)
-    rows = output.locator(".ember-table tbody tr")
-    expect(rows).to_have_count(12)
-    expect(rows.first.locator("td").first).not_to_be_empty()
-    expect(output).to_contain_text("of 200 more names from W")
 
 
 def test_stop_keeps_the_weights_and_names_still_come(page: Page, base_url: str) -> None:
