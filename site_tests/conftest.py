@@ -32,7 +32,9 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
+from labs.session import Session
 from scripts.serve import make_server
+from tests.conftest import learner_session
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "site"
@@ -72,6 +74,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         in_browser = Path(str(item.path)).is_relative_to(Path(__file__).parent)
         return 0 if item.get_closest_marker("long") else 1 if in_browser else 2
     items.sort(key=order)  # stable: the collection's order within each group
+
+
+@pytest.fixture
+def terminal_session(tmp_path: Path) -> Iterator[Session]:
+    """A terminal's session (CPython, in this process) on learner files of the test's own; the import path and
+    ember's modules are put back after, so that the CPython tests this process runs later import the course's."""
+    with learner_session(tmp_path) as session:
+        yield session
 
 
 def built_for_port() -> int:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
@@ -48,7 +47,8 @@ SHOWN = """(output) => {
 AS_BROWSER = "(html) => { const t = document.createElement('template'); t.innerHTML = html; return t.innerHTML; }"
 
 
-def test_a_cells_output_is_the_html_python_renders_for_its_items(page: Page, base_url: str, tmp_path: Path) -> None:
+def test_a_cells_output_is_the_html_python_renders_for_its_items(page: Page, base_url: str,
+                                                              terminal_session: Session) -> None:
     open_page(page, base_url + LESSON_01)
     wait_for_lab(page)
     replace_cell_code(page, 0, CODE)
@@ -58,7 +58,7 @@ def test_a_cells_output_is_the_html_python_renders_for_its_items(page: Page, bas
     expect(stepper.get_by_role("button", name="Next")).to_be_visible()
     expect(output.get_by_role("button", name="Download it")).to_be_visible()  # long text: its buttons
     room = output.evaluate("(o) => o.clientWidth")
-    result = Session(tmp_path).run_cell("test", "L01", Work({}, {}), CODE, room=room)
+    result = terminal_session.run_cell("test", "L01", Work({}, {}), CODE, room=room)
     items = json.loads(result)["outputs"]
     assert [item["kind"] for item in items] == ["stdout", "table", "plot", "field", "boundary", "sort_steps"]
     expected = page.evaluate(AS_BROWSER, "".join(render(item, Look(room=room)) for item in items))

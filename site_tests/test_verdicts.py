@@ -176,14 +176,14 @@ def isolated_pages(context: BrowserContext, base_url: str, count: int, interrupt
 @pytest.mark.long
 @pytest.mark.parametrize("part", [part.number for part in COURSE.parts])
 def test_every_known_wrong_piece_gets_the_same_verdict_in_the_page_and_the_terminal(
-        context: BrowserContext, base_url: str, tmp_path: Path, part: int, heap_set_aside: None,
+        context: BrowserContext, base_url: str, terminal_session: Session, part: int, heap_set_aside: None,
         request: pytest.FixtureRequest) -> None:
     """Every piece of a part's labs whose claims do not time the code, in workers whose time limit works
     through the interrupt buffer (isolated pages: every host after one reload): two pages and the terminal
     check at once (two cores do three checks). The pieces whose verdicts could depend on speed are
     checked again, with nothing else running, by the test below."""
     pages = isolated_pages(context, base_url, 2)
-    comparison = Comparison(Session(tmp_path))
+    comparison = Comparison(terminal_session)
     checks = [(name, payload) for name, lesson, payload in checks_of_part(part) if not times_the_code(lesson)]
     speed = {}
     for index, (name, payload) in enumerate(checks):
@@ -203,7 +203,7 @@ def test_every_known_wrong_piece_gets_the_same_verdict_in_the_page_and_the_termi
 @pytest.mark.alone
 @pytest.mark.long
 def test_every_piece_whose_verdict_could_depend_on_speed_gets_the_same_verdict_with_nothing_else_running(
-        context: BrowserContext, base_url: str, tmp_path: Path, heap_set_aside: None,
+        context: BrowserContext, base_url: str, terminal_session: Session, heap_set_aside: None,
         request: pytest.FixtureRequest) -> None:
     """The pieces checked by claims that time the code, in an isolated page; then those and every piece that
     times out or recurses too deep in the terminal, in a worker watched by sys.monitoring instead (a page
@@ -221,7 +221,7 @@ def test_every_piece_whose_verdict_could_depend_on_speed_gets_the_same_verdict_w
     reports = terminal_reports([payload for payload, _ in unknown])  # on every core, before anything is timed
     for (_, digest), in_terminal in zip(unknown, reports, strict=True):
         known[digest] = could_depend_on_speed(in_terminal)
-    comparison = Comparison(Session(tmp_path))
+    comparison = Comparison(terminal_session)
     # The terminal's report of each piece that could depend on speed, made again with nothing else running.
     watched_too = [(name, payload, in_terminal) for name, payload, digest in untimed if known[digest]
                    if could_depend_on_speed(in_terminal := comparison.terminal(payload))]
