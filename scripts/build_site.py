@@ -12,7 +12,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
@@ -132,22 +131,11 @@ def offline_listing(site: Path) -> dict[str, object]:
     return {"version": version, "files": files}
 
 
-def prime_compression() -> subprocess.Popen[bytes]:
-    """Start compressing Pyodide's wasm into the compression cache, beside the rest of the build: at Brotli's
-    best it takes most of a minute on one core, the longest job of a first build's precompression."""
-    command = ["node", "web/compress.mjs", "--prime", str(COMPRESS_CACHE), str(NODE / "pyodide" / "pyodide.asm.wasm")]
-    print("  $", " ".join(command), "(in the background)", flush=True)
-    return subprocess.Popen(command, cwd=ROOT)
-
-
-def offline(site: Path = SITE, primed: subprocess.Popen[bytes] | None = None) -> str:
-    """List the site's files, bundle the service worker for that version, precompress (once the cache that
-    ``primed`` fills is full); answer the version."""
+def offline(site: Path = SITE) -> str:
+    """List the site's files, bundle the service worker for that version, precompress; answer the version."""
     listing = offline_listing(site)
     (site / OFFLINE_LIST).write_text(json.dumps(listing, indent=1) + "\n")
     run("node", "web/build-sw.mjs", str(site), str(listing["version"]))
-    if primed is not None and primed.wait() != 0:
-        raise subprocess.CalledProcessError(primed.returncode, primed.args)
     run("node", "web/compress.mjs", str(site), str(COMPRESS_CACHE))
     return str(listing["version"])
 
@@ -157,16 +145,6 @@ def main() -> None:
     print("== building the site", flush=True)
     GEN.mkdir(parents=True, exist_ok=True)
     npm_install()
-    primed = prime_compression()
-    try:
-        build(primed)
-    finally:
-        primed.kill()  # done by then, unless the build failed: a half-made copy never reaches the cache
-        primed.wait()
-
-
-def build(primed: subprocess.Popen[bytes]) -> None:
-    """Everything after the npm packages; ``primed`` is compressing Pyodide's wasm meanwhile."""
     run("node", "web/build.mjs")
     vendor()
     bundle, version = python_bundle()
@@ -176,7 +154,7 @@ def build(primed: subprocess.Popen[bytes]) -> None:
     run(sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet")
     run("node", "web/prerender-math.mjs", str(SITE))
     build_notebook.build(SITE, NODE / "pyodide" / "pyodide-lock.json")
-    site_version = offline(primed=primed)
+    site_version = offline()
     print(f"== site/ is ready (course version {version}, site version {site_version})", flush=True)
 
 

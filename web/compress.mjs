@@ -1,10 +1,8 @@
 // Write precompressed copies (.br and .gz) beside the large text and wasm files of a built site.
 // Usage: node web/compress.mjs SITE_DIR CACHE_DIR
-//        node web/compress.mjs --prime CACHE_DIR FILE... (fill the cache only, writing nothing beside the files)
 // Brotli at its best quality takes most of a minute for Pyodide's wasm, so every result is kept in
 // CACHE_DIR under the hash of its input: a rebuild compresses only the files that changed. A first
-// build compresses on every core (zlib's thread pool), largest files first; it primes the cache with
-// Pyodide's wasm as soon as its npm package is in, so that the minute overlaps the rest of the build.
+// build compresses on every core (zlib's thread pool), largest files first.
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -12,10 +10,7 @@ import { extname, join } from "node:path";
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
 
-const priming = process.argv[2] === "--prime";
-const [site, cache, primed] = priming
-  ? [null, process.argv[3], process.argv.slice(4)]
-  : [process.argv[2], process.argv[3], []];
+const [site, cache] = process.argv.slice(2);
 const TYPES = new Set([".html", ".js", ".mjs", ".css", ".json", ".wasm", ".svg", ".xml", ".txt", ".ttf"]);
 const COURSE_BUNDLE = /^course-[0-9a-f]+\.zip$/; // the course's Python, a zip of stored files
 const MIN_BYTES = 1024;
@@ -36,8 +31,7 @@ function* files(folder) {
   }
 }
 
-/** Write one file's copy in one encoding, from the cache or compressed now; answer whether it was kept
- * (when priming, only the cache is written). */
+/** Write one file's copy in one encoding, from the cache or compressed now; answer whether it was kept. */
 async function copyOf(path, data, hash, suffix) {
   const kept = join(cache, `${hash}.${suffix}`);
   let copy;
@@ -47,13 +41,13 @@ async function copyOf(path, data, hash, suffix) {
     writeFileSync(`${kept}.${process.pid}`, copy);
     renameSync(`${kept}.${process.pid}`, kept); // whole or not at all: a build stopped midway leaves no torn copy
   }
-  if (priming || copy.length > data.length * WORTH_IT) return false;
+  if (copy.length > data.length * WORTH_IT) return false;
   writeFileSync(`${path}.${suffix}`, copy);
   return true;
 }
 
 mkdirSync(cache, { recursive: true });
-const jobs = (priming ? primed : [...files(site)])
+const jobs = [...files(site)]
   .map((path) => ({ path, size: statSync(path).size }))
   .sort((a, b) => b.size - a.size);
 let written = 0;
@@ -68,4 +62,4 @@ async function worker() {
   }
 }
 await Promise.all(Array.from({ length: availableParallelism() }, worker));
-console.log(priming ? `  ${jobs.length} file(s) compressed into the cache` : `  ${written} precompressed copies written`);
+console.log(`  ${written} precompressed copies written`);
