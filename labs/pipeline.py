@@ -81,8 +81,9 @@ class _LearnerFiles(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     have is a ModuleNotFoundError, never the course's finished copy.
     """
 
-    def __init__(self, files: list[LearnerFile]) -> None:
+    def __init__(self, files: list[LearnerFile], compiled: dict[str, types.CodeType]) -> None:
         self.files = {item.module: item for item in files}
+        self.compiled = compiled  # each file's code, compiled once by the syntax check before
 
     def find_spec(self, fullname: str, path: object = None, target: object = None) -> ModuleSpec | None:
         package, _, name = fullname.partition(".")
@@ -96,10 +97,10 @@ class _LearnerFiles(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def exec_module(self, module: types.ModuleType) -> None:
         item = self.files[module.__name__.partition(".")[2]]
         module.__file__ = item.path
-        exec(compile(item.source, item.path, "exec"), module.__dict__)
+        exec(self.compiled[item.path], module.__dict__)
 
 
-def _install(files: list[LearnerFile], names: frozenset[str]) -> Iterator[Env]:
+def _install(files: list[LearnerFile], compiled: dict[str, types.CodeType], names: frozenset[str]) -> Iterator[Env]:
     """Import the learner's files as the package ``ember``, for as long as the checks run.
 
     Whatever ``ember`` modules were imported before (the page's cells, the course's own) are set
@@ -110,7 +111,7 @@ def _install(files: list[LearnerFile], names: frozenset[str]) -> Iterator[Env]:
     root.__path__ = []
     root.__package__ = PACKAGE
     sys.modules[PACKAGE] = root
-    finder = _LearnerFiles(files)
+    finder = _LearnerFiles(files, compiled)
     sys.meta_path.insert(0, finder)
     try:
         modules = {item.module: importlib.import_module(f"{PACKAGE}.{item.module}") for item in files}
@@ -200,15 +201,16 @@ def check_files(
     lesson = course.lesson(lesson_id)
     blocked = _starter_results(course, lesson, files, load_hint.replace("LAB", lesson.id)) if detect_starters else {}
 
+    compiled = {}
     for item in files:
         try:
-            compile(item.source, item.path, "exec")
+            compiled[item.path] = compile(item.source, item.path, "exec")
         except SyntaxError as error:
             place = where(files, item.path, error.lineno or 0)
             problem = Problem("syntax", f"Syntax error at {place.describe()}: {error.msg}", place.gap, place)
             return stopped_early(lesson, problem, blocked)
 
-    loader = _install(files, frozenset(name.removesuffix(".py") for name in course.reference))
+    loader = _install(files, compiled, frozenset(name.removesuffix(".py") for name in course.reference))
     try:
         with time_limit(IMPORT_SECONDS, frozenset(item.path for item in files)):
             env = next(loader)
