@@ -64,6 +64,39 @@ def test_a_lesson_page_creates_its_worker_before_reading_any_style_sheet(page: P
     assert page.evaluate("document.styleSheets.length") > 0  # they came after
 
 
+# The page's thread held busy for 1.5 s right after it creates Python's worker, as reading a long page holds it on
+# a first visit; when it is free again, on the page's clock.
+BUSY_AFTER_WORKER = """
+const Original = window.Worker;
+window.Worker = class extends Original {
+  constructor(url, options) {
+    super(url, options);
+    const until = performance.now() + 1500;
+    while (performance.now() < until) { /* busy */ }
+    window.__freedAt = performance.now();
+  }
+};
+"""
+
+# In the worker: when it asked for the manifest (its boot's first request), on the page's clock.
+MANIFEST_ASKED = """
+(origin) => performance.getEntriesByType("resource").find((e) => e.name.endsWith("/manifest.json")).startTime
+  + performance.timeOrigin - origin
+"""
+
+
+def test_the_worker_starts_python_while_the_pages_thread_is_still_busy(page: Page, base_url: str) -> None:
+    """The boot request's message waits for the page's thread; the worker's name carries what the boot needs
+    first, so Python's files are asked for before the page is free to send it."""
+    page.add_init_script(BUSY_AFTER_WORKER)
+    page.goto(base_url + LESSON_10)
+    page.wait_for_selector("html[data-python=ready]", state="attached", timeout=BOOT_MS)
+    freed = page.evaluate("window.__freedAt")
+    (worker,) = [w for w in page.workers if w.url.endswith("/worker.js")]
+    asked = worker.evaluate(MANIFEST_ASKED, page.evaluate("performance.timeOrigin"))
+    assert asked < freed - 500, (asked, freed)
+
+
 def test_the_course_archive_holds_unchecked_bytecode_for_every_module() -> None:
     manifest = json.loads((SITE / "assets/gen/manifest.json").read_text())
     with zipfile.ZipFile(SITE / "assets/gen" / manifest["bundle"]) as archive:

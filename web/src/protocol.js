@@ -12,6 +12,26 @@ export const REQUEST = Object.freeze({
 });
 
 /**
+ * A worker's name may carry its boot request's id and snapshot mode (see worker.js's boot): it then starts
+ * Python as soon as its own code has run. On a first visit the page's thread is busy reading the page, and
+ * a message from it reached the worker 0.2 to 0.5 s after the worker's code had run. The boot request still
+ * follows, with what a name cannot carry (the shared buffers), and gets the answer.
+ */
+export const bootName = (id, snapshot) => `ember-python ${JSON.stringify({ id, snapshot })}`;
+
+/** The { id, snapshot } a worker's name carries, or null. */
+export function bootFromName(name) {
+  const prefix = "ember-python ";
+  if (typeof name !== "string" || !name.startsWith(prefix)) return null;
+  try {
+    const { id, snapshot } = JSON.parse(name.slice(prefix.length));
+    return Number.isInteger(id) && typeof snapshot === "string" ? { id, snapshot } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * input() in a cell, when the page is cross-origin isolated: the worker posts { id, ask: prompt } and
  * waits on INPUT_STATE of the shared input buffer; the page writes the answer's UTF-8 bytes from
  * INPUT_TEXT_AT, their count at INPUT_LENGTH, then sets INPUT_STATE to ANSWERED (or CANCELLED).

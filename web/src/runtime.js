@@ -1,7 +1,7 @@
 // The page's handle on Python: one module worker per visit, requests with ids, Stop, and restarts.
 //
 // The messages are described in protocol.js.
-import { INPUT, REQUEST } from "./protocol.js";
+import { INPUT, REQUEST, bootName } from "./protocol.js";
 
 const STOP_GRACE_MS = 1000; // how long an interrupt may take before the worker is replaced
 const BOOT_TIMEOUT_MS = 120000;
@@ -48,7 +48,8 @@ export class Runtime extends EventTarget {
   start() {
     if (this.ready) return this.ready;
     this.setState("starting");
-    this.worker = new Worker(this.workerUrl, { type: "module" });
+    // The worker starts booting from its name; the boot request below (this id) brings the shared buffers.
+    this.worker = new Worker(this.workerUrl, { type: "module", name: bootName(this.nextId, this.snapshot) });
     this.worker.onmessage = ({ data }) => this.settle(data);
     this.worker.onerror = (event) => {
       event.preventDefault?.();

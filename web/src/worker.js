@@ -2,7 +2,7 @@
 // Requests and replies follow web/src/protocol.js; Python never runs on the page's main thread.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
-import { INPUT, REQUEST } from "./protocol.js";
+import { INPUT, REQUEST, bootFromName } from "./protocol.js";
 import { dropSnapshot, readSnapshot, storedKey, writeSnapshot } from "./snapshot.js";
 import { unpackZip } from "./unzip.js";
 
@@ -51,9 +51,9 @@ _ember_session = Session("/home/pyodide/learner")
  * "none" is "use" when the page knows of no stored snapshot (Pyodide starts without waiting for a
  * look); "drop" forgets the stored one first (an earlier start from it never finished).
  * While it boots it reports { phase: "downloading", loaded, total } and { phase: "starting" }.
+ * buffers: a promise of the boot request's { interruptBuffer, inputBuffer }, awaited once Pyodide is in.
  */
-async function boot({ interruptBuffer, inputBuffer: shared, snapshot = "use" }, id) {
-  inputBuffer = shared || null;
+async function boot(snapshot, id, buffers) {
   const started = performance.now();
   const phases = {};
   const mark = (name) => {
@@ -79,6 +79,8 @@ async function boot({ interruptBuffer, inputBuffer: shared, snapshot = "use" }, 
     mark("pyodide");
     stopMeter(); // Python is in: a download's last report, read late through its clone, must not follow this
     tell({ phase: "starting" });
+    const { interruptBuffer, inputBuffer: shared } = await buffers;
+    inputBuffer = shared || null;
     if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
     // sys.stdin is not the page: reading it fails at once, without prompt(). (Not in the worker that
     // makes a snapshot: it keeps nothing of JavaScript's, and every start sets this again.)
@@ -252,9 +254,25 @@ function alive() {
   }
 }
 
+// A boot named in the worker's name starts now; its request brings the buffers and gets its answer.
+const named = bootFromName(self.name);
+let handBuffers = null;
+const namedBoot = named && boot(named.snapshot, named.id, new Promise((resolve) => { handBuffers = resolve; }));
+namedBoot?.catch(() => null); // its request reports a failure
+
+/** The boot request: the one the worker's name started, or a boot of its own (the snapshot's worker has no name). */
+function bootRequest({ interruptBuffer = null, inputBuffer: shared = null, snapshot = "use" }, id) {
+  const buffers = { interruptBuffer, inputBuffer: shared };
+  if (namedBoot && id === named.id) {
+    handBuffers(buffers);
+    return namedBoot;
+  }
+  return boot(snapshot, id, Promise.resolve(buffers));
+}
+
 // Boot is the worker's own; every other kind of request goes to the Python session (labs/session.py's
 // REQUESTS answers the same kinds: tests/test_session.py holds the two lists together).
-const handlers = Object.fromEntries(Object.values(REQUEST).map((type) => [type, type === REQUEST.BOOT ? boot : ask(type)]));
+const handlers = Object.fromEntries(Object.values(REQUEST).map((type) => [type, type === REQUEST.BOOT ? bootRequest : ask(type)]));
 
 self.onmessage = async ({ data }) => {
   const { id, type, payload } = data;
