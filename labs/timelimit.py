@@ -51,6 +51,7 @@ class _Interrupts:
 
 
 _interrupts = _Interrupts()
+_monitoring_tools: list[int] = []  # the sys.monitoring tool of each deadline running, innermost last
 
 
 def use_interrupt_timer(timer: Timer | None) -> None:
@@ -162,6 +163,32 @@ def _traced_deadline(seconds: float, watched_files: frozenset[str]) -> Iterator[
         sys.settrace(previous)
 
 
+# The events a deadline watched by sys.monitoring asks for: each call and each loop turn.
+MONITORED_EVENTS = sys.monitoring.events.PY_START | sys.monitoring.events.JUMP if hasattr(sys, "monitoring") else 0
+
+
+@contextmanager
+def unwatched() -> Iterator[None]:
+    """Run the block at full speed: the line trace or the sys.monitoring events of the deadlines running are off
+    inside it (an alarm or the interrupt buffer costs nothing, and stays).
+
+    For a check that times the learner's code on large inputs, after checks on small ones have shown that it
+    finishes: watched, each call and loop turn of the learner's code costs a callback, and the time per node then
+    hides a cost that grows with the input (a list shifted in C, say). Stop still ends the block in the page.
+    """
+    trace = sys.gettrace()
+    sys.settrace(None)
+    tools = list(_monitoring_tools)
+    for tool in tools:
+        sys.monitoring.set_events(tool, 0)  # type: ignore[attr-defined]  # a tool exists only on 3.12+
+    try:
+        yield
+    finally:
+        sys.settrace(trace)
+        for tool in tools:
+            sys.monitoring.set_events(tool, MONITORED_EVENTS)  # type: ignore[attr-defined]
+
+
 def _free_monitoring_tool() -> int | None:
     """A sys.monitoring tool id nobody uses, or None (before Python 3.12, or all six taken)."""
     monitoring = getattr(sys, "monitoring", None)
@@ -188,13 +215,15 @@ def _monitored_deadline(seconds: float, watched_files: frozenset[str]) -> Iterat
         return None
 
     monitoring.use_tool_id(tool, "ember time limit")
+    _monitoring_tools.append(tool)
     try:
         for event in (events.PY_START, events.JUMP):
             monitoring.register_callback(tool, event, watch)
-        monitoring.set_events(tool, events.PY_START | events.JUMP)
+        monitoring.set_events(tool, MONITORED_EVENTS)
         monitoring.restart_events()  # places disabled for an earlier set of watched files report again
         yield
     finally:
+        _monitoring_tools.remove(tool)
         monitoring.set_events(tool, 0)
         for event in (events.PY_START, events.JUMP):
             monitoring.register_callback(tool, event, None)

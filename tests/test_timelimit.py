@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from labs.timelimit import TimeLimitExceeded, _monitored_deadline, _traced_deadline, time_limit
+from labs.timelimit import TimeLimitExceeded, _monitored_deadline, _traced_deadline, time_limit, unwatched
 
 LEARNER_FILE = "ember/scalar.py"
 
@@ -42,6 +42,30 @@ def test_the_trace_leaves_code_from_other_files_alone() -> None:
         time.sleep(0.1)  # not learner code: the trace never looks at it
         total = sum(range(1000))
     assert total == 499500
+
+
+BUSY_FOR_A_WHILE = ("    import time\n    end = time.monotonic() + 0.4\n"
+                    "    while time.monotonic() < end:\n        pass\n")
+ENDLESS = "    while True:\n        pass\n"
+
+
+def test_unwatched_learner_code_runs_past_the_trace_and_is_watched_again_after() -> None:
+    with _traced_deadline(0.2, frozenset({LEARNER_FILE})):
+        with unwatched():
+            learner_function(BUSY_FOR_A_WHILE)()  # past the deadline, and nothing raised
+        with pytest.raises(TimeLimitExceeded):
+            learner_function(ENDLESS)()
+    assert sys.gettrace() is None
+
+
+@pytest.mark.skipif(not hasattr(sys, "monitoring"), reason="sys.monitoring is Python 3.12+ (Pyodide has it)")
+def test_unwatched_learner_code_runs_past_sys_monitoring_and_is_watched_again_after() -> None:
+    with _monitored_deadline(0.2, frozenset({LEARNER_FILE})):
+        with unwatched():
+            learner_function(BUSY_FOR_A_WHILE)()  # past the deadline, and nothing raised
+        with pytest.raises(TimeLimitExceeded):
+            learner_function(ENDLESS)()
+    assert all(sys.monitoring.get_tool(tool) is None for tool in range(6))
 
 
 def test_off_the_main_thread_the_trace_is_used() -> None:

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..claimkit import Env, Fail, claim, close, expect_close, graph_order, show
+from ..timelimit import unwatched
 
 SLOW_SECONDS = 0.4  # one backward() on a ladder rung or a chain length taking longer counts as too slow
 RETRY_BELOW_SECONDS = 2.0  # a chain walk judged too slow but quicker than this is walked again (twice at most)
@@ -115,21 +116,21 @@ def trap_graph(env: Env) -> None:
 
 @contextmanager
 def large_graph() -> Iterator[None]:
-    """Build and walk a very large graph at full speed: no line tracer and no cyclic garbage collection inside.
+    """Build and walk a very large graph at full speed: the time limit's watching is off inside (unwatched), and so
+    is cyclic garbage collection.
 
-    In the browser the time limit traces every line of the learner's code, which makes a walk of
-    50,000 nodes about twenty times slower, and each Value's closure makes a cycle for the
-    collector to chase. The checks before, on small graphs and under the tracer, have shown that
-    the learner's walk finishes; Stop still interrupts it in the browser, and in CPython the
-    time limit is an alarm, which does not need the tracer.
+    Where the page cannot share memory, the time limit watches each call and loop turn of the learner's code, which
+    makes a walk of 50,000 nodes several times slower and hides what the time per node shows; and each Value's
+    closure makes a cycle for the collector to chase. The checks before, on small graphs and watched, have shown
+    that the learner's walk finishes; Stop still ends it in the browser, and in CPython and on an isolated page the
+    time limit costs nothing and stays.
     """
-    trace, collecting = sys.gettrace(), gc.isenabled()
-    sys.settrace(None)
+    collecting = gc.isenabled()
     gc.disable()
     try:
-        yield
+        with unwatched():
+            yield
     finally:
-        sys.settrace(trace)
         if collecting:
             gc.enable()
 
