@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 import pytest
 from playwright.sync_api import Page, expect
 
-from .conftest import LESSON_10, SITE
+from .conftest import LESSON_10, SITE, Watch
 from .learner import BOOT_MS, START_WORKER, wait_for_lab
 
 # Each Worker the page creates, with how many style sheets the document had by then.
@@ -64,16 +64,19 @@ def test_a_lesson_page_creates_its_worker_before_reading_any_style_sheet(page: P
     assert page.evaluate("document.styleSheets.length") > 0  # they came after
 
 
-# The page's thread held busy for 1.5 s right after it creates Python's worker, as reading a long page holds it on
-# a first visit; when it is free again, on the page's clock.
-BUSY_AFTER_WORKER = """
-const Original = window.Worker;
-window.Worker = class extends Original {
-  constructor(url, options) {
-    super(url, options);
-    const until = performance.now() + 1500;
-    while (performance.now() < until) { /* busy */ }
-    window.__freedAt = performance.now();
+# Every message the page sends its workers held for 1.5 s after the first, then sent in order; when the first (the
+# boot request) went, on the page's clock.
+HOLD_BOOT_REQUEST = """
+const send = Worker.prototype.postMessage;
+const held = [];
+Worker.prototype.postMessage = function (...args) {
+  if (window.__sentAt !== undefined) return send.apply(this, args);
+  held.push([this, args]);
+  if (held.length === 1) {
+    setTimeout(() => {
+      window.__sentAt = performance.now();
+      for (const [worker, message] of held) send.apply(worker, message);
+    }, 1500);
   }
 };
 """
@@ -85,16 +88,62 @@ MANIFEST_ASKED = """
 """
 
 
-def test_the_worker_starts_python_while_the_pages_thread_is_still_busy(page: Page, base_url: str) -> None:
-    """The boot request's message waits for the page's thread; the worker's name carries what the boot needs
-    first, so Python's files are asked for before the page is free to send it."""
-    page.add_init_script(BUSY_AFTER_WORKER)
+def test_the_worker_starts_python_before_the_pages_boot_request_reaches_it(page: Page, base_url: str) -> None:
+    """The boot request is a message, which a busy page sends late; the worker's name carries what the boot needs
+    first, so Python's files are asked for before the request comes (it brings the shared buffers, needed later)."""
+    page.add_init_script(HOLD_BOOT_REQUEST)
     page.goto(base_url + LESSON_10)
     page.wait_for_selector("html[data-python=ready]", state="attached", timeout=BOOT_MS)
-    freed = page.evaluate("window.__freedAt")
+    sent = page.evaluate("window.__sentAt")
     (worker,) = [w for w in page.workers if w.url.endswith("/worker.js")]
     asked = worker.evaluate(MANIFEST_ASKED, page.evaluate("performance.timeOrigin"))
-    assert asked < freed - 500, (asked, freed)
+    assert asked < sent - 500, (asked, sent)
+
+
+# In the worker: when Python's session was open (the boot's last step before it answers), on the page's clock.
+SESSION_OPEN = """
+(origin) => performance.getEntriesByName("boot: session")[0].startTime + performance.timeOrigin - origin
+"""
+# When the page asked for the theme's script (null: not yet), on its clock.
+THEME_ASKED = """performance.getEntriesByType("resource")
+  .find((e) => /\\/javascripts\\/bundle\\.[0-9a-f]+\\.min\\.js$/.test(e.name))?.startTime ?? null"""
+
+
+def test_a_lesson_pages_theme_script_waits_for_python_then_follows_the_next_page(page: Page, base_url: str,
+                                                                                 watch: Watch) -> None:
+    """Nobody touches the page: the theme's script is asked for once Python is ready, not beside its start; then
+    the theme works (its instant navigation takes the learner to the next lesson on the same Python)."""
+    page.goto(base_url + LESSON_10)
+    page.wait_for_function("window.document$ !== undefined", timeout=BOOT_MS)
+    (worker,) = [w for w in page.workers if w.url.endswith("/worker.js")]
+    ready = worker.evaluate(SESSION_OPEN, page.evaluate("performance.timeOrigin"))
+    asked = page.evaluate(THEME_ASKED)
+    assert asked is not None and asked > ready, (asked, ready)
+    wait_for_lab(page)
+    expect(page.locator(".ember-lab")).to_have_count(1)  # mounted once, not again when the theme came
+    page.locator("a.md-footer__link--next").click()
+    expect(page.locator(".ember-page")).to_have_attribute("data-lesson", "L11")
+    wait_for_lab(page)
+    expect(page.locator(".ember-lab")).to_have_count(1)
+    assert sum(url.endswith("pyodide.asm.wasm") for url in watch.requests) == 1
+
+
+@pytest.mark.fresh_profile  # a start long enough to click while it lasts
+def test_a_link_clicked_while_python_starts_waits_for_the_theme_and_keeps_python(page: Page, base_url: str,
+                                                                              watch: Watch) -> None:
+    """Without the theme's script a click on a link would load the next page afresh, and start Python again;
+    the click brings the theme, which then follows the link without a reload."""
+    page.add_init_script(RECORD_READY)
+    page.goto(base_url + LESSON_10, wait_until="domcontentloaded")
+    assert page.evaluate(f"[{THEME_ASKED}, window.emberRuntime.state]") == [None, "starting"]
+    page.locator("a.md-footer__link--next").click()
+    expect(page.locator(".ember-page")).to_have_attribute("data-lesson", "L11", timeout=BOOT_MS)
+    asked = page.evaluate(THEME_ASKED)
+    assert asked is not None, "lesson 11 was loaded afresh: the theme has not run on it"
+    wait_for_lab(page)
+    assert asked < page.evaluate("window.__readyAt"), "the theme came only with Python"
+    assert sum(url.endswith("pyodide.asm.wasm") for url in watch.requests) == 1
+    expect(page.locator(".ember-lab")).to_have_count(1)
 
 
 def test_the_course_archive_holds_unchecked_bytecode_for_every_module() -> None:

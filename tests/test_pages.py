@@ -79,6 +79,20 @@ def test_the_build_turns_fences_into_escaped_placeholders() -> None:
     assert "print(&#x27;&lt;b&gt;&#x27;)&#10;&#10;x = 1" in html
 
 
+def test_a_lesson_pages_theme_script_is_held_for_the_first_script_to_load() -> None:
+    from mkdocs.exceptions import PluginError
+
+    from site_hooks import ember_pages
+
+    bundle = "../../assets/javascripts/bundle.a5f9d56c.min.js"
+    page = f'<body><p>x</p><script src="{bundle}"></script><script src=a.js></script></body>'
+    held = ember_pages._hold_theme_script(page, "L10.md")
+    placeholder = f'<script id="ember-theme" type="text/plain" data-src="{bundle}">'
+    assert held == f"<body><p>x</p>{placeholder}</script><script src=a.js></script></body>"
+    with pytest.raises(PluginError, match="the theme's script"):
+        ember_pages._hold_theme_script("<body><script src=a.js></script></body>", "L10.md")
+
+
 def test_course_json_holds_only_what_the_page_script_reads() -> None:
     from labs.website import course_data
 

@@ -8,6 +8,10 @@
 import { Runtime } from "./runtime.js";
 import { firstSnapshotUse } from "./visit.js";
 
+const THEME_WAIT_MS = 8000; // from navigation: on a slow network Python's download is no reason to wait
+const FOLLOW_TRIES = 40;
+const FOLLOW_MS = 50;
+
 if (!window.emberRuntime) { // once per visit: instant navigation keeps the page, and its runtime
   const script = document.currentScript;
   const gen = new URL(script.dataset.gen, document.baseURI);
@@ -16,6 +20,94 @@ if (!window.emberRuntime) { // once per visit: instant navigation keeps the page
   window.emberRuntime = runtime;
   if (script.dataset.lesson && location.protocol !== "file:") runtime.start();
   searchIndexOnDemand();
+  if (script.dataset.lesson) holdTheme(runtime); // the page ends with the theme's script held (#ember-theme)
+}
+
+/**
+ * On a lesson page the theme's script (site_hooks/ember_pages.py holds it as #ember-theme) runs once Python
+ * is ready or could not start, once the learner reaches for the page (a key, a click, a touch), or after
+ * THEME_WAIT_MS, whichever comes first: on a first visit it took about a third of a CPU-second of the page's
+ * thread, beside Python's start on a two-core laptop. Until it runs, the page reads and scrolls as it is;
+ * a click on a link to another page (which the theme would follow without a reload, keeping Python), on
+ * the palette's toggle or on search, and a key pressed outside a text field, wait for it and are replayed.
+ * window.emberTheme settles once it ran (page.js then follows the theme's page changes).
+ */
+function holdTheme(runtime) {
+  let ran;
+  window.emberTheme = new Promise((resolve) => { ran = resolve; });
+  let loading = false;
+  let done = false;
+  let contentLoaded = false; // the browser's own DOMContentLoaded came (the theme, if it ran before, heard it)
+  document.addEventListener("DOMContentLoaded", () => { contentLoaded = true; }, { once: true });
+  const load = () => {
+    if (loading) return;
+    loading = true;
+    const go = () => {
+      const held = document.getElementById("ember-theme");
+      if (!held) { // a page built without it held: the theme has run
+        done = true;
+        ran();
+        return;
+      }
+      const theme = document.createElement("script");
+      const finish = () => {
+        // The theme starts on DOMContentLoaded, which has passed: it hears it once more (listeners the
+        // page's own code added for it were once-only).
+        if (theme.dataset.ok && contentLoaded) document.dispatchEvent(new Event("DOMContentLoaded"));
+        done = true;
+        ran();
+      };
+      theme.onload = () => { theme.dataset.ok = "true"; finish(); };
+      theme.onerror = finish;
+      theme.src = held.dataset.src;
+      held.replaceWith(theme);
+    };
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", go, { once: true });
+    else go();
+  };
+  if (runtime.state !== "starting") load(); // not started: a page opened from disk
+  runtime.addEventListener("state", ({ detail }) => { if (detail.state !== "starting") load(); });
+  setTimeout(load, Math.max(0, THEME_WAIT_MS - performance.now()));
+  for (const type of ["pointerdown", "keydown", "touchstart"]) addEventListener(type, load, { capture: true, once: true });
+  addEventListener("click", (event) => {
+    if (done || replays.has(event) || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    const target = event.target instanceof Element ? event.target : null;
+    const link = target?.closest("a[href]");
+    const wanted = link ? leavesThePage(link) : target?.closest('label[for="__search"], [data-md-component="palette"] label');
+    if (!wanted) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    load();
+    window.emberTheme.then(() => (link ? follow(link, 0) : wanted.click()));
+  }, { capture: true });
+  // A link's click is given to the theme again until it takes it (it follows links once it has read the
+  // site's map, a moment after it runs); after FOLLOW_TRIES the browser follows it.
+  const replays = new WeakMap();
+  const follow = (link, tries) => {
+    const click = new MouseEvent("click", { bubbles: true, cancelable: true, view: window, button: 0 });
+    replays.set(click, { link, tries });
+    link.dispatchEvent(click);
+  };
+  addEventListener("click", (event) => {
+    const replay = replays.get(event);
+    if (!replay || event.defaultPrevented || replay.tries >= FOLLOW_TRIES) return;
+    event.preventDefault();
+    setTimeout(() => follow(replay.link, replay.tries + 1), FOLLOW_MS);
+  });
+  addEventListener("keydown", (event) => {
+    if (done || !event.isTrusted || event.target.closest?.("input, textarea, select, [contenteditable]")) return;
+    const { key, code, shiftKey, altKey, metaKey, ctrlKey, repeat } = event;
+    window.emberTheme.then(() => {
+      document.dispatchEvent(new KeyboardEvent("keydown", { key, code, shiftKey, altKey, metaKey, ctrlKey, repeat, bubbles: true, cancelable: true }));
+    });
+  }, { capture: true });
+}
+
+/** The link goes to another page of this site in this tab: without the theme that would reload the page. */
+function leavesThePage(link) {
+  const url = new URL(link.href, document.baseURI);
+  if (url.origin !== location.origin || link.hasAttribute("download") || (link.target && link.target !== "_self")) return null;
+  return url.pathname === location.pathname && url.search === location.search ? null : link;
 }
 
 /**

@@ -12,5 +12,5 @@ async function attach() {
   page.start(runtime);
 }
 
-if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", attach);
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", attach, { once: true });
 else attach();

@@ -217,6 +217,25 @@ export function start(sharedRuntime) {
   runtime = sharedRuntime;
   watchRuntime();
   window.addEventListener(storage.STORAGE_EVENT, ({ detail }) => detail?.problem && currentRoot && mountStorageNotice(currentRoot));
-  if (window.document$) window.document$.subscribe(() => mountPage());
-  else mountPage();
+  followPages();
+}
+
+/**
+ * Mount this page, and each page the theme's instant navigation brings. Where the theme's script waits
+ * (window.emberTheme, boot.js), this page is mounted now, and the theme's document$, which replays this
+ * page when subscribed to, is followed once it is there.
+ */
+async function followPages() {
+  const mounted = Boolean(window.emberTheme);
+  if (mounted) {
+    mountPage();
+    await window.emberTheme;
+  }
+  if (!window.document$) {
+    if (!mounted) mountPage();
+    return;
+  }
+  let replaying = mounted;
+  window.document$.subscribe(() => { if (!replaying) mountPage(); });
+  replaying = false;
 }
