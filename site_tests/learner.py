@@ -95,6 +95,13 @@ def lab_editor(page: Page, index: int = 0) -> Locator:
     return editor
 
 
+def go_to_gap(page: Page, gap_id: str) -> Locator:
+    """Press the gap's "Go to the gap", as a learner looking for their code would; its editor, which then draws
+    the gap's lines (a long module's editor draws only the lines in view, and a reload may keep no scroll)."""
+    page.locator(f'.ember-gap[data-gap="{gap_id}"]').get_by_role("button", name="Go to the gap").click()
+    return page.locator(".ember-lab .cm-editor.cm-focused .cm-content")
+
+
 def load_finished_pieces(page: Page) -> None:
     """Press the lab's button that fills earlier gaps with finished pieces, and see it confirmed."""
     page.locator(".ember-lab").get_by_role("button", name="Load the finished pieces of earlier lessons").click()

@@ -17,6 +17,7 @@ from .learner import (
     BREADTH_FIRST,
     RUN_MS,
     cell,
+    go_to_gap,
     lab_editor,
     load_finished_pieces,
     open_page,
@@ -76,7 +77,7 @@ def test_a_marker_typed_in_a_gap_is_named_and_nothing_is_cut(page: Page, base_ur
     expect(page.locator(".ember-lab .ember-claims li").first).to_have_attribute("data-state", "fail")
     page.reload()
     wait_for_lab(page)
-    expect(lab_editor(page)).to_contain_text("after_the_marker = 1")
+    expect(go_to_gap(page, "L10.backward")).to_contain_text("after_the_marker = 1")
     expect(page.locator(".ember-lab .ember-problem")).to_contain_text("looks like a gap marker")
 
 

@@ -20,6 +20,7 @@ from .learner import (
     BREADTH_FIRST,
     RUN_MS,
     gap_body,
+    go_to_gap,
     lab_editor,
     load_finished_pieces,
     open_page,
@@ -161,7 +162,7 @@ def test_lesson_10_opens_as_a_notebook_on_the_learners_own_backward_and_comes_ba
     back = page.locator(".ember-from-notebook")
     expect(back).to_contain_text("Taken from the notebook into your saved work: L10.backward", timeout=BOOT_MS)
     wait_for_lab(page)
-    expect(lab_editor(page)).to_contain_text(EDIT_MARK)
+    expect(go_to_gap(page, "L10.backward")).to_contain_text(EDIT_MARK)
     assert EDIT_MARK in stored_piece(page, "L10.backward")
     assert "queue.pop(0)" in gap_body(page, "L10.backward")  # the rest of the learner's walk is as it was
 

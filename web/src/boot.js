@@ -25,12 +25,11 @@ if (!window.emberRuntime) { // once per visit: instant navigation keeps the page
 
 /**
  * On a lesson page the theme's script (site_hooks/ember_pages.py holds it as #ember-theme) runs once Python
- * is ready or could not start (when the page's thread is next idle, after the lab), once the learner reaches
- * for the page (a key, a click, a touch), or after THEME_WAIT_MS, whichever comes first: on a first visit it
- * took about a third of a CPU-second of the page's thread, beside Python's start on a two-core laptop. Until
- * it runs, the page reads and scrolls as it is; a click on a link to another page (which the theme would
- * follow without a reload, keeping Python), on the palette's toggle or on search, and a key pressed outside a
- * text field, wait for it and are replayed. The header shows the palette's toggle and search once it ran.
+ * is ready or could not start, once the learner reaches for the page (a key, a click, a touch), or after
+ * THEME_WAIT_MS, whichever comes first: on a first visit it took about a third of a CPU-second of the page's
+ * thread, beside Python's start on a two-core laptop. Until it runs, the page reads and scrolls as it is;
+ * a click on a link to another page (which the theme would follow without a reload, keeping Python), on
+ * the palette's toggle or on search, and a key pressed outside a text field, wait for it and are replayed.
  * window.emberTheme settles once it ran (page.js then follows the theme's page changes).
  */
 function holdTheme(runtime) {
@@ -67,9 +66,7 @@ function holdTheme(runtime) {
     else go();
   };
   if (runtime.state !== "starting") load(); // not started: a page opened from disk
-  // Once Python is up the page mounts its lab first: the theme runs when the page's thread is next idle.
-  const idle = window.requestIdleCallback ? (work) => requestIdleCallback(work, { timeout: 1000 }) : (work) => setTimeout(work);
-  runtime.addEventListener("state", ({ detail }) => { if (detail.state !== "starting") idle(load); });
+  runtime.addEventListener("state", ({ detail }) => { if (detail.state !== "starting") load(); });
   setTimeout(load, Math.max(0, THEME_WAIT_MS - performance.now()));
   for (const type of ["pointerdown", "keydown", "touchstart"]) addEventListener(type, load, { capture: true, once: true });
   addEventListener("click", (event) => {
