@@ -89,10 +89,12 @@ def wait_for_lab(page: Page) -> Locator:
 
 
 def lab_editor(page: Page, index: int = 0) -> Locator:
-    """A lab editor's text, scrolled into view as a learner would (the editor draws the lines it shows)."""
-    editor = page.locator(".ember-lab .cm-content").nth(index)
-    editor.scroll_into_view_if_needed()
-    return editor
+    """A lab editor's text, its box scrolled into view as a learner would (the editor draws the lines it shows).
+
+    The box, not its text: the text is taller than the box, and bringing it into view scrolls the box away from
+    the gap that the lab scrolled it to."""
+    page.locator(".ember-lab .cm-editor").nth(index).scroll_into_view_if_needed()
+    return page.locator(".ember-lab .cm-content").nth(index)
 
 
 def go_to_gap(page: Page, gap_id: str) -> Locator:
