@@ -50,15 +50,15 @@ function holdTheme(runtime) {
         return;
       }
       const theme = document.createElement("script");
-      const finish = () => {
+      const finish = (loaded) => {
         // The theme starts on DOMContentLoaded, which has passed: it hears it once more (listeners the
         // page's own code added for it were once-only).
-        if (theme.dataset.ok && contentLoaded) document.dispatchEvent(new Event("DOMContentLoaded"));
+        if (loaded && contentLoaded) document.dispatchEvent(new Event("DOMContentLoaded"));
         done = true;
         ran();
       };
-      theme.onload = () => { theme.dataset.ok = "true"; finish(); };
-      theme.onerror = finish;
+      theme.onload = () => finish(true);
+      theme.onerror = () => finish(false);
       theme.src = held.dataset.src;
       held.replaceWith(theme);
     };

@@ -173,8 +173,8 @@ async function mountPage() {
   // code is fetched and compiled meanwhile (off the main thread), so that they come at once when it is.
   const modules = Promise.all([import("./cells.js"), import("./lab.js")]);
   await runtime.start().catch(() => null);
-  // Where the theme's script waited for Python (boot.js), it runs now: the lab comes after it, as on a page
-  // whose theme ran first (run after the lab, it moved the editor's box away from the learner's gap).
+  // Where the theme's script waited for Python (boot.js), it runs now: the lab comes after it, in the order of
+  // a page whose theme ran first.
   if (window.emberTheme) await window.emberTheme;
   currentLab = null;
   await fromNotebook(root, data);
