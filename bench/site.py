@@ -6,8 +6,9 @@ Run from the repository root with ``.venv/bin/python bench/site.py`` (the site m
 1. navigation start → Python ready on lesson 10, cold (fresh profile) and warm (persistent profile,
    reload after a first visit has saved the course for offline use and stored Python's memory
    snapshot), against ``bench/bare/`` booting the same vendored Pyodide (warm: from the HTTP cache);
-   the two pages take turns, cold and warm, so that a shared machine's drift hits both alike; and the
-   lesson's reload with the browser offline;
+   the two pages take turns, cold and warm, so that a shared machine's drift hits both alike (cold: which
+   goes first alternates, after an uncounted visit that starts the browser); and the lesson's reload with
+   the browser offline;
 2. moving from lesson 10 to the next page and back by the footer's nav links, running the first example
    cell where there is one (click → output), and whether Python booted a second time during the visit;
 3. the round trip of a ``print(1)`` cell, Run click → output in the page, and the worker alone;
@@ -68,7 +69,7 @@ LESSON = "lessons/10-order-of-blame/"
 BARE_PAGE = "bare/"
 WASM = "pyodide.asm.wasm"
 
-BOOT_REPEATS = 5  # cold and warm boots of each page
+BOOT_REPEATS = 7  # cold and warm boots of each page (bare Pyodide's cold boots spread over 0.8 s in one run)
 NAV_REPEATS = 3  # lesson 10 → Hosting → lesson 10 round trips
 CELL_WARMUP = 2  # print(1) runs done before timing
 CELL_REPEATS = 20
@@ -979,12 +980,17 @@ def main() -> None:
     with serve() as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         try:
+            # The browser's first page pays for the browser's own start (its network service, its first
+            # renderer): a bare visit takes it, uncounted. Then the two pages take turns, so that drift hits both
+            # alike, and which goes first alternates, so that neither always follows the other's visit.
+            warmup = cold_ready(browser, base + BARE_PAGE, report)
+            report.note(f"the browser's first page, bare Pyodide, uncounted: ready in {warmup:.0f} ms")
             cold_lesson, cold_bare = [], []
-            for index in range(BOOT_REPEATS):  # the two pages take turns, so drift hits both alike
-                first = index == 0
-                label = "cold (first run)" if first else ""
-                cold_lesson.append(cold_ready(browser, base + LESSON, report, label and f"lesson 10, {label}", first))
-                cold_bare.append(cold_ready(browser, base + BARE_PAGE, report, label and f"bare, {label}"))
+            for index in range(BOOT_REPEATS):
+                turns = [(LESSON, cold_lesson, "lesson 10"), (BARE_PAGE, cold_bare, "bare")]
+                for path, times, name in turns if index % 2 == 0 else turns[::-1]:
+                    label = f"{name}, cold (first run)" if index == 0 else ""
+                    times.append(cold_ready(browser, base + path, report, label, index == 0 and path == LESSON))
             session(browser, base, report)
             notebook_cold(browser, base + NOTEBOOK, notebook, report)
             progress("notebook, cold")

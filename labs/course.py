@@ -8,17 +8,17 @@ not line up (unknown ids, a claim without a message, a gap without a starter).
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 import re
 import string
+import zlib
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 from . import claimkit
-from .gaps import GAP_ID, find_gaps, lesson_of, normalize
+from .gaps import GAP_ID, Gap, find_gaps, lesson_of, normalize
 
 LESSONS_DIR = Path(__file__).resolve().parent / "lessons"
 PARTS_FILE = "parts.toml"
@@ -32,18 +32,23 @@ _REPOSITORY_REFERENCE = Path(__file__).resolve().parent.parent / "ember"
 REFERENCE_DIR = _PACKAGED_REFERENCE if _PACKAGED_REFERENCE.is_dir() else _REPOSITORY_REFERENCE
 
 
-def learner_file_names(reference_dir: Path = REFERENCE_DIR) -> tuple[str, ...]:
-    """The learner's files: every module of ``ember/`` that marks gaps, in the order their lessons start.
+def _marked_files(reference_dir: Path) -> dict[str, tuple[str, list[Gap]]]:
+    """Every module of ``ember/`` that marks gaps -> (its source, its gaps), in the order their lessons start.
 
     That order is also the order they are imported in, so a file may import any file of an earlier
     lesson (``nn.py`` imports ``scalar.py``).
     """
-    first_lesson = {}
+    marked = {}
     for path in reference_dir.glob("*.py"):
-        gaps = find_gaps(path.read_text(encoding="utf-8"))
+        source = path.read_text(encoding="utf-8")
+        gaps = find_gaps(source)
         if gaps:
-            first_lesson[path.name] = min(lesson_number(gap.id) for gap in gaps)
-    return tuple(sorted(first_lesson, key=lambda name: (first_lesson[name], name)))
+            marked[path.name] = (source, gaps)
+
+    def starts(name: str) -> tuple[int, str]:
+        return min(lesson_number(gap.id) for gap in marked[name][1]), name
+
+    return {name: marked[name] for name in sorted(marked, key=starts)}
 
 
 FEEDBACK_VERDICT = r"(right|correct|wrong|not quite|yes|no)\b"  # the page writes the verdict itself
@@ -295,7 +300,10 @@ def _read_questions(lesson_id: str, table: dict) -> list[Question]:
     return questions
 
 
-Tables = dict[str, dict]  # a TOML file's name -> {"sha256": digest of its bytes, "table": its parsed content}
+# A TOML file's name -> {"crc32": checksum of its bytes, "table": its parsed content}. A checksum, not a hash:
+# it tells a copy made from other bytes (a file edited after the build) apart, and zlib is in Pyodide from its
+# start, where importing hashlib takes about 12 ms of every fresh start.
+Tables = dict[str, dict]
 
 
 def _parse_toml(data: bytes) -> dict:
@@ -306,11 +314,11 @@ def _parse_toml(data: bytes) -> dict:
 
 
 def parsed_tables(lessons_dir: Path = LESSONS_DIR) -> str:
-    """The TABLES_FILE for a folder of lessons: every TOML file in it, parsed, with the digest of its bytes."""
+    """The TABLES_FILE for a folder of lessons: every TOML file in it, parsed, with the checksum of its bytes."""
     tables = {}
     for path in sorted(lessons_dir.glob("*.toml")):
         data = path.read_bytes()
-        tables[path.name] = {"sha256": hashlib.sha256(data).hexdigest(), "table": _parse_toml(data)}
+        tables[path.name] = {"crc32": zlib.crc32(data), "table": _parse_toml(data)}
     return json.dumps(tables, ensure_ascii=False, sort_keys=True)
 
 
@@ -326,7 +334,7 @@ def _read_table(path: Path, built: Tables) -> dict:
     """A TOML file's content: its parsed copy from the build when that was made from these very bytes."""
     data = path.read_bytes()
     copy = built.get(path.name)
-    if copy is not None and copy.get("sha256") == hashlib.sha256(data).hexdigest():
+    if copy is not None and copy.get("crc32") == zlib.crc32(data):
         return copy["table"]
     return _parse_toml(data)
 
@@ -362,10 +370,9 @@ def _reference_gaps(reference_dir: Path) -> tuple[dict[str, str], dict[str, tupl
     """The finished sources, and each marker id found there -> (file, body, indent)."""
     reference: dict[str, str] = {}
     found: dict[str, tuple[str, str, str]] = {}
-    for name in learner_file_names(reference_dir):
-        source = (reference_dir / name).read_text(encoding="utf-8")
+    for name, (source, gaps) in _marked_files(reference_dir).items():
         reference[name] = source
-        for gap in find_gaps(source):
+        for gap in gaps:
             if gap.id in found:
                 raise CourseError(f"gap {gap.id} is marked in both {found[gap.id][0]} and {name}")
             found[gap.id] = (name, gap.body, gap.indent)

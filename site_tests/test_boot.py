@@ -64,6 +64,17 @@ def test_a_lesson_page_creates_its_worker_before_reading_any_style_sheet(page: P
     assert page.evaluate("document.styleSheets.length") > 0  # they came after
 
 
+FONTS_FETCHED = """performance.getEntriesByType("resource").filter((e) => e.name.endsWith(".woff2"))
+  .map((e) => [e.name.split("/").pop(), e.initiatorType])"""
+
+
+def test_a_lesson_pages_math_fonts_come_from_its_head_not_from_a_late_layout(page: Page, base_url: str) -> None:
+    page.goto(base_url + LESSON_10)  # returns at the load event: the page is laid out, the theme still waits
+    page.wait_for_function("document.fonts.status === 'loaded'")
+    fetched = page.evaluate(FONTS_FETCHED)
+    assert sorted(fetched) == [["KaTeX_Main-Regular.woff2", "link"], ["KaTeX_Math-Italic.woff2", "link"]], fetched
+
+
 # Every message the page sends its workers held for 1.5 s after the first, then sent in order; when the first (the
 # boot request) went, on the page's clock.
 HOLD_BOOT_REQUEST = """

@@ -3,7 +3,7 @@
 // Usage: node web/prerender-math.mjs SITE_DIR  (MkDocs' pages, after `mkdocs build`; the notebook app
 // under SITE_DIR/notebook/ is left alone).
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import katex from "katex";
 
 // pymdownx.arithmatex (generic): \( … \) in a span, \[ … \] in a div; the TeX is HTML-escaped.
@@ -28,6 +28,23 @@ export function renderPage(html, where = "") {
   });
 }
 
+// KaTeX's fonts that most math uses, each with the class that shows a page uses it. The style sheet asks
+// for a font only once the page is laid out, and its arrival lays the whole page out again (on lesson 10,
+// 50-60 ms of the page's thread beside Python's start); asked for from the head, they come with the page.
+// Rarer fonts (sizes, sans-serif) still come through the style sheet.
+const MATH_FONTS = [['class="katex"', "KaTeX_Main-Regular.woff2"], ['class="mord mathnormal', "KaTeX_Math-Italic.woff2"]];
+const FONT_FOLDER = "assets/gen/katex/fonts";
+const STYLE_SHEET = '<link rel="stylesheet"';
+
+/** The page with preload links for the MATH_FONTS its math uses, before its first style sheet. */
+export function preloadFonts(html, fonts, where = "") {
+  const at = html.indexOf(STYLE_SHEET);
+  if (at === -1) throw new Error(`${where}: a page with math has no style sheet to ask for its fonts before`);
+  const links = MATH_FONTS.filter(([mark]) => html.includes(mark))
+    .map(([, font]) => `<link rel="preload" href="${fonts}/${font}" as="font" type="font/woff2" crossorigin>`);
+  return html.slice(0, at) + links.join("") + html.slice(at);
+}
+
 function* pages(folder, skip) {
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
     const path = join(folder, entry.name);
@@ -47,7 +64,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const rendered = count ? renderPage(html, path) : html;
     if (rendered.includes('class="arithmatex">\\')) left.push(path); // math the pattern did not match
     if (!count) continue;
-    writeFileSync(path, rendered);
+    writeFileSync(path, preloadFonts(rendered, relative(dirname(path), join(site, FONT_FOLDER)), path));
     formulas += count;
   }
   if (left.length) throw new Error(`math left unrendered in ${left.join(", ")}`);
