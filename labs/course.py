@@ -13,7 +13,7 @@ import json
 import re
 import string
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -202,7 +202,6 @@ class Course:
     gaps: dict[str, GapSpec]
     regions: dict[str, Region]  # any stage id -> its region
     reference: dict[str, str]  # learner file name -> finished source, in import order
-    functions: dict[tuple[str, str], claimkit.ClaimFunction] = field(repr=False)
     parts: tuple[Part, ...] = ()
 
     def lesson(self, lesson_id: str) -> Lesson:
@@ -212,6 +211,14 @@ class Course:
             known = ", ".join(self.lessons)
             raise CourseError(f"there is no lesson {lesson_id!r}; the lessons are {known}")
         return self.lessons[key]
+
+    def check_function(self, claim: Claim) -> claimkit.ClaimFunction:
+        """The function behind a claim: its lesson's module of labs/claims registers it when first imported."""
+        importlib.import_module(checks_module(claim.lesson))
+        try:
+            return claimkit.REGISTRY[(claim.lesson, claim.id)]
+        except KeyError:
+            raise CourseError(f"claim {claim.key} has no check function in labs/claims") from None
 
     def region_list(self) -> list[Region]:
         """Each region once, in file order."""
@@ -425,7 +432,7 @@ def _build_regions(raw_specs: dict[str, dict], found: dict[str, tuple[str, str, 
     return gaps, regions
 
 
-def _validate(course: Course) -> None:
+def _validate(course: Course, checks: bool) -> None:
     for lesson in course.lessons.values():
         for gap_id in lesson.needs:
             if gap_id not in course.gaps:
@@ -438,8 +445,6 @@ def _validate(course: Course) -> None:
                     raise CourseError(f"claim {claim.key} uses unknown gap {gap_id}")
                 if lesson_number(gap_id) > lesson.number:
                     raise CourseError(f"claim {claim.key} uses {gap_id}, a gap of a later lesson")
-            if (lesson.id, claim.id) not in course.functions:
-                raise CourseError(f"claim {claim.key} has no check function in labs/claims")
         for earlier in lesson.builds_on:
             if earlier not in course.lessons:
                 raise CourseError(f"{lesson.id} builds on unknown lesson {earlier}")
@@ -451,15 +456,37 @@ def _validate(course: Course) -> None:
         ids = [q.id for q in lesson.questions]
         if len(set(ids)) != len(ids):
             raise CourseError(f"{lesson.id} has two questions with one id")
-    for lesson_id, claim_id in course.functions:
+    if checks:
+        _pair_checks(course)
+
+
+def _pair_checks(course: Course) -> None:
+    """Import every lesson's check functions: each claim must have one, and each one a claim."""
+    for lesson_id in course.lessons:
+        importlib.import_module(checks_module(lesson_id))
+    for lesson in course.lessons.values():
+        for claim in lesson.claims:
+            if (lesson.id, claim.id) not in claimkit.REGISTRY:
+                raise CourseError(f"claim {claim.key} has no check function in labs/claims")
+    for lesson_id, claim_id in claimkit.REGISTRY:
         lesson = course.lessons.get(lesson_id)
         if lesson is None or claim_id not in [c.id for c in lesson.claims]:
             raise CourseError(f"check function for {lesson_id}.{claim_id} has no claim in the lesson data")
 
 
+def checks_module(lesson_id: str) -> str:
+    """The module of labs/claims whose functions check a lesson's claims: 'labs.claims.l10' for 'L10'."""
+    return f"{__package__}.claims.{lesson_id.lower()}"
+
+
 @cache
-def load_course(lessons_dir: Path = LESSONS_DIR, reference_dir: Path = REFERENCE_DIR) -> Course:
-    """Read and validate the whole course (once per process and pair of folders)."""
+def load_course(lessons_dir: Path = LESSONS_DIR, reference_dir: Path = REFERENCE_DIR, checks: bool = True) -> Course:
+    """Read and validate the whole course (once per process, pair of folders and ``checks``).
+
+    With ``checks``, every lesson's check functions are imported and paired with its claims. Without, as
+    in the page's Python (whose course the build checked), a lesson's functions are imported when one of
+    its claims is first run: a start imports none of the eighteen modules.
+    """
     reference, found = _reference_gaps(reference_dir)
     built = _built_tables(lessons_dir)
     parts = _read_parts(lessons_dir, built)
@@ -489,13 +516,12 @@ def load_course(lessons_dir: Path = LESSONS_DIR, reference_dir: Path = REFERENCE
             questions=tuple(_read_questions(lesson_id, table)),
             starts_from=str(table.get("starts_from", "")).strip(),
         )
-        importlib.import_module(f"{__package__}.claims.{lesson_id.lower()}")
     for gap_id in raw_specs:
         if not re.fullmatch(GAP_ID, gap_id):
             raise CourseError(f"gap id {gap_id!r} is not of the form L10.name")
     gaps, regions = _build_regions(raw_specs, found)
     parts = [Part(p.number, p.title, p.first, tuple(key for key, one in lessons.items() if one.part == p.number))
              for p in parts]
-    course = Course(lessons, gaps, regions, reference, dict(claimkit.REGISTRY), tuple(parts))
-    _validate(course)
+    course = Course(lessons, gaps, regions, reference, tuple(parts))
+    _validate(course, checks)
     return course

@@ -160,7 +160,7 @@ def _missing_file(course: Course, lesson: Lesson, claim: Claim, files: list[Lear
 
 def run_claim(claim: Claim, env: Env, course: Course, files: list[LearnerFile]) -> ClaimResult:
     """Run one claim's check function against the learner's modules."""
-    function = course.functions[(claim.lesson, claim.id)]
+    function = course.check_function(claim)
     watched = frozenset(item.path for item in files)
     try:
         with time_limit(claim.seconds, watched), shallow_recursion():

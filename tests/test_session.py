@@ -214,3 +214,29 @@ def test_an_unchanged_lab_reuses_its_built_files_and_a_change_rebuilds_them(sess
     (session.package_dir / "scalar.py").unlink()
     again = session.write_modules("L10", Work({"L10.backward": "pass"}))
     assert (session.package_dir / "scalar.py").read_text(encoding="utf-8") == again["scalar.py"].source
+
+
+LAZY_CHECKS = """
+import json, sys
+from labs.course import load_course
+from labs.learner import finished_pieces
+from labs.session import Session
+session = Session(sys.argv[1])
+before = sorted(name for name in sys.modules if name.startswith("labs.claims."))
+pieces = finished_pieces(load_course(checks=False), 10)
+report = json.loads(session.handle("check", json.dumps({"lab": "L10", "pieces": pieces})))
+after = sorted(name for name in sys.modules if name.startswith("labs.claims."))
+print(json.dumps({"before": before, "after": after, "passed": report["passed"]}))
+"""
+
+
+def test_a_new_session_imports_a_lessons_check_functions_with_its_first_check_only(tmp_path: Path) -> None:
+    """A start reads the course without the eighteen modules of labs/claims; a check imports its lesson's."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, "-c", LAZY_CHECKS, str(tmp_path)], cwd=root, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen == {"before": [], "after": ["labs.claims.l10"], "passed": True}, seen

@@ -24,12 +24,15 @@ import labs.session
 `;
 
 // Run before a snapshot is taken, so that a start from it has all of this done: the rest of the
-// course's Python imported, and the course read and checked (the lessons' data and claims). No
-// JavaScript object is held, no file written.
+// course's Python imported, the course read as the session reads it, and every lesson's check
+// functions imported (a fresh start imports a lesson's only with its first check). No JavaScript
+// object is held, no file written.
 const PREPARE_SNAPSHOT = `
+import importlib
 import graphviz, hx, labs.pipeline
-from labs.course import load_course
-load_course()
+from labs.course import checks_module, load_course
+for lesson_id in load_course(checks=False).lessons:
+    importlib.import_module(checks_module(lesson_id))
 `;
 
 // Run after every start: the file system is not in a snapshot, so the learner's files are written again,
