@@ -16,9 +16,12 @@ import zlib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from . import claimkit
 from .gaps import GAP_ID, Gap, find_gaps, lesson_of, normalize
+
+if TYPE_CHECKING:
+    from .claimkit import ClaimFunction
 
 LESSONS_DIR = Path(__file__).resolve().parent / "lessons"
 PARTS_FILE = "parts.toml"
@@ -212,11 +215,13 @@ class Course:
             raise CourseError(f"there is no lesson {lesson_id!r}; the lessons are {known}")
         return self.lessons[key]
 
-    def check_function(self, claim: Claim) -> claimkit.ClaimFunction:
+    def check_function(self, claim: Claim) -> ClaimFunction:
         """The function behind a claim: its lesson's module of labs/claims registers it when first imported."""
+        from .claimkit import REGISTRY  # the checks' tools come with the first check
+
         importlib.import_module(checks_module(claim.lesson))
         try:
-            return claimkit.REGISTRY[(claim.lesson, claim.id)]
+            return REGISTRY[(claim.lesson, claim.id)]
         except KeyError:
             raise CourseError(f"claim {claim.key} has no check function in labs/claims") from None
 
@@ -462,13 +467,15 @@ def _validate(course: Course, checks: bool) -> None:
 
 def _pair_checks(course: Course) -> None:
     """Import every lesson's check functions: each claim must have one, and each one a claim."""
+    from .claimkit import REGISTRY
+
     for lesson_id in course.lessons:
         importlib.import_module(checks_module(lesson_id))
     for lesson in course.lessons.values():
         for claim in lesson.claims:
-            if (lesson.id, claim.id) not in claimkit.REGISTRY:
+            if (lesson.id, claim.id) not in REGISTRY:
                 raise CourseError(f"claim {claim.key} has no check function in labs/claims")
-    for lesson_id, claim_id in claimkit.REGISTRY:
+    for lesson_id, claim_id in REGISTRY:
         lesson = course.lessons.get(lesson_id)
         if lesson is None or claim_id not in [c.id for c in lesson.claims]:
             raise CourseError(f"check function for {lesson_id}.{claim_id} has no claim in the lesson data")

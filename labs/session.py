@@ -33,7 +33,6 @@ from .learner import (
     marker_problem,
 )
 from .outputs import Outputs, Stderr
-from .pipeline import check_files, stopped_early
 from .problems import LearnerFile, Problem, describe_error
 from .render import Look
 
@@ -190,6 +189,8 @@ class Session:
 
     def check(self, lab: str, work: Work) -> str:
         """Run a lesson's checks on the learner's work; answer the report as JSON."""
+        from .pipeline import check_files, stopped_early  # the checks' machinery comes with the first check
+
         problem = marker_problem(self.course, lab, work)
         if problem is not None:
             return json.dumps(stopped_early(self.course.lesson(lab), problem).to_dict())

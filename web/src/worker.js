@@ -29,7 +29,7 @@ import labs.session
 // object is held, no file written.
 const PREPARE_SNAPSHOT = `
 import importlib
-import graphviz, hx, labs.pipeline
+import graphviz, hx.dot, hx.table, hx.trace, labs.pipeline
 from labs.course import checks_module, load_course
 for lesson_id in load_course(checks=False).lessons:
     importlib.import_module(checks_module(lesson_id))
