@@ -136,7 +136,9 @@ def test_a_lesson_pages_theme_script_waits_for_python_then_follows_the_next_page
     expect(page.locator(".ember-page")).to_have_attribute("data-lesson", "L11")
     wait_for_lab(page)
     expect(page.locator(".ember-lab")).to_have_count(1)
-    assert sum(url.endswith("pyodide.asm.wasm") for url in watch.requests) == 1
+    started = page.evaluate("document.documentElement.dataset.pythonStart")
+    assert sum(url.endswith("pyodide.asm.wasm") for url in watch.requests) == 1, (started, [
+        url for url in watch.requests if url.endswith(("worker.js", ".wasm", "/"))])
 
 
 @pytest.mark.fresh_profile  # a start long enough to click while it lasts
@@ -153,7 +155,9 @@ def test_a_link_clicked_while_python_starts_waits_for_the_theme_and_keeps_python
     assert asked is not None, "lesson 11 was loaded afresh: the theme has not run on it"
     wait_for_lab(page)
     assert asked < page.evaluate("window.__readyAt"), "the theme came only with Python"
-    assert sum(url.endswith("pyodide.asm.wasm") for url in watch.requests) == 1
+    started = page.evaluate("document.documentElement.dataset.pythonStart")
+    assert sum(url.endswith("pyodide.asm.wasm") for url in watch.requests) == 1, (started, [
+        url for url in watch.requests if url.endswith(("worker.js", ".wasm", "/"))])
     expect(page.locator(".ember-lab")).to_have_count(1)
 
 
