@@ -27,8 +27,7 @@ Run from the repository root with ``.venv/bin/python bench/site.py`` (the site m
 
 Times are taken on the page's own clock (``performance.now()``) by an init script and small in-page
 helpers, so Playwright's round trips are not counted. A copy of the built site and the bare page are
-served together from one temporary folder, on 127.0.0.1, with the site's COOP/COEP headers, by
-``scripts/serve.py`` in a process of its own.
+served together from one temporary folder, on 127.0.0.1, with the site's COOP/COEP headers.
 """
 
 from __future__ import annotations
@@ -37,11 +36,10 @@ import json
 import math
 import os
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -56,6 +54,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
 from bench.learner_code import LOOP, LOOP_TARGET, loop_times
 from labs.course import load_course
+from scripts.serve import make_server
 from site_tests.conftest import built_for_port  # instant navigation works only on the port the site was built for
 from site_tests.learner import replace_cell_code, stored_piece, type_into_gap
 
@@ -76,7 +75,6 @@ CELL_WARMUP = 2  # print(1) runs done before timing
 CELL_REPEATS = 20
 CHECK_REPEATS = 5
 LOOP_REPEATS = 5
-SERVER_START_S = 10
 TIMEOUT_MS = 120_000  # a cold boot on a busy two-core machine
 TOP_FILES = 6
 
@@ -353,31 +351,13 @@ def serve() -> Iterator[str]:
         if missing:
             raise SystemExit(f"site/ looks half-built (missing {missing}): rebuild it and run again")
         (root / "bare").symlink_to(BARE)
-        # In a process of its own, as a host's server is: in this one it would share Python's lock with the
-        # Playwright client, which takes an event for every request, and so slow the page that asks for more.
-        port = built_for_port()
-        server = subprocess.Popen([sys.executable, str(ROOT / "scripts" / "serve.py"), str(root), "--port", str(port)],
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        server = make_server(root, built_for_port(), isolate=True, quiet=True)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
         try:
-            wait_listening(port, server)
-            yield f"http://127.0.0.1:{port}/"
+            yield f"http://127.0.0.1:{server.server_address[1]}/"
         finally:
-            server.terminate()
-            server.wait(timeout=10)
-
-
-def wait_listening(port: int, server: subprocess.Popen) -> None:
-    """Wait until the server accepts connections on 127.0.0.1:``port``."""
-    deadline = time.monotonic() + SERVER_START_S
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"the site's server stopped at once (exit {server.returncode}): is port {port} in use?")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise SystemExit(f"the site's server did not listen on port {port} within {SERVER_START_S} s")
+            server.shutdown()
 
 
 def new_context(browser: Browser, watch: Watch) -> BrowserContext:
