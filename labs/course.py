@@ -475,10 +475,13 @@ def _pair_checks(course: Course) -> None:
         for claim in lesson.claims:
             if (lesson.id, claim.id) not in REGISTRY:
                 raise CourseError(f"claim {claim.key} has no check function in labs/claims")
-    for lesson_id, claim_id in REGISTRY:
+    for (lesson_id, claim_id), function in REGISTRY.items():
         lesson = course.lessons.get(lesson_id)
         if lesson is None or claim_id not in [c.id for c in lesson.claims]:
             raise CourseError(f"check function for {lesson_id}.{claim_id} has no claim in the lesson data")
+        if function.__module__ != checks_module(lesson_id):  # the page imports only that module for its checks
+            raise CourseError(f"check function for {lesson_id}.{claim_id} is in {function.__module__}, "
+                              f"not in {checks_module(lesson_id)}")
 
 
 def checks_module(lesson_id: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import textwrap
 import tomllib
@@ -144,6 +145,22 @@ def test_inconsistent_data_is_refused(tmp_path: Path, edit: tuple[str, str, str]
             course.lesson("L10").claim("seed").message("wrong", {})
         return
     with pytest.raises(CourseError, match=problem):
+        load_course(lessons, reference)
+
+
+def test_a_check_function_registered_from_another_lessons_module_is_refused(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The page imports a lesson's check functions from its own module of labs/claims, with its first check."""
+    from labs.claimkit import REGISTRY
+
+    def elsewhere(env: object) -> None:
+        """Stands for a function of lesson 10 written in lesson 11's module."""
+
+    elsewhere.__module__ = "labs.claims.l11"
+    load_course()  # every module of labs/claims imported, so that its registrations are in
+    monkeypatch.setitem(REGISTRY, ("L10", "trap_graph"), elsewhere)
+    lessons, reference = copy_course(tmp_path)
+    with pytest.raises(CourseError, match=re.escape("L10.trap_graph is in labs.claims.l11, not in labs.claims.l10")):
         load_course(lessons, reference)
 
 
