@@ -120,6 +120,13 @@ THEME_ASKED = """performance.getEntriesByType("resource")
   .find((e) => /\\/javascripts\\/bundle\\.[0-9a-f]+\\.min\\.js$/.test(e.name))?.startTime ?? null"""
 
 
+def assert_one_wasm_download(page: Page, watch: Watch) -> None:
+    """Pyodide's wasm was asked for once; if not, say how Python started and which workers and pages were asked for."""
+    started = page.evaluate("document.documentElement.dataset.pythonStart")
+    assert sum(url.endswith("pyodide.asm.wasm") for url in watch.requests) == 1, (started, [
+        url for url in watch.requests if url.endswith(("worker.js", ".wasm", "/"))])
+
+
 def test_a_lesson_pages_theme_script_waits_for_python_then_follows_the_next_page(page: Page, base_url: str,
                                                                                  watch: Watch) -> None:
     """Nobody touches the page: the theme's script is asked for once Python is ready, not beside its start; then
@@ -136,9 +143,7 @@ def test_a_lesson_pages_theme_script_waits_for_python_then_follows_the_next_page
     expect(page.locator(".ember-page")).to_have_attribute("data-lesson", "L11")
     wait_for_lab(page)
     expect(page.locator(".ember-lab")).to_have_count(1)
-    started = page.evaluate("document.documentElement.dataset.pythonStart")
-    assert sum(url.endswith("pyodide.asm.wasm") for url in watch.requests) == 1, (started, [
-        url for url in watch.requests if url.endswith(("worker.js", ".wasm", "/"))])
+    assert_one_wasm_download(page, watch)
 
 
 @pytest.mark.fresh_profile  # a start long enough to click while it lasts
@@ -155,9 +160,7 @@ def test_a_link_clicked_while_python_starts_waits_for_the_theme_and_keeps_python
     assert asked is not None, "lesson 11 was loaded afresh: the theme has not run on it"
     wait_for_lab(page)
     assert asked < page.evaluate("window.__readyAt"), "the theme came only with Python"
-    started = page.evaluate("document.documentElement.dataset.pythonStart")
-    assert sum(url.endswith("pyodide.asm.wasm") for url in watch.requests) == 1, (started, [
-        url for url in watch.requests if url.endswith(("worker.js", ".wasm", "/"))])
+    assert_one_wasm_download(page, watch)
     expect(page.locator(".ember-lab")).to_have_count(1)
 
 

@@ -28,11 +28,9 @@ import labs.session
 // functions imported (a fresh start imports a lesson's only with its first check). No JavaScript
 // object is held, no file written.
 const PREPARE_SNAPSHOT = `
-import importlib
 import graphviz, hx.dot, hx.table, hx.trace, labs.pipeline
-from labs.course import checks_module, load_course
-for lesson_id in load_course(checks=False).lessons:
-    importlib.import_module(checks_module(lesson_id))
+from labs.course import load_course
+load_course(checks=False).import_check_modules()
 `;
 
 // Run after every start: the file system is not in a snapshot, so the learner's files are written again,
