@@ -7,8 +7,9 @@ Run from the repository root with ``.venv/bin/python bench/site.py`` (the site m
    reload after a first visit has saved the course for offline use and stored Python's memory
    snapshot), against ``bench/bare/`` booting the same vendored Pyodide (warm: from the HTTP cache);
    the two pages take turns, cold and warm, so that a shared machine's drift hits both alike (cold: which
-   goes first alternates, after an uncounted visit that starts the browser); and the lesson's reload with
-   the browser offline;
+   goes first alternates, after an uncounted visit that starts the browser), with the ratio round by round
+   in the notes; the time lesson 10's lab is up (its editors built: what a learner waits for), cold and warm;
+   and the lesson's reload with the browser offline;
 2. moving from lesson 10 to the next page and back by the footer's nav links, running the first example
    cell where there is one (click → output), and whether Python booted a second time during the visit;
 3. the round trip of a ``print(1)`` cell, Run click → output in the page, and the worker alone;
@@ -69,7 +70,7 @@ LESSON = "lessons/10-order-of-blame/"
 BARE_PAGE = "bare/"
 WASM = "pyodide.asm.wasm"
 
-BOOT_REPEATS = 7  # cold and warm boots of each page (bare Pyodide's cold boots spread over 0.8 s in one run)
+BOOT_REPEATS = 11  # cold and warm boots of each page (bare Pyodide's cold boots spread over 0.8 s in one run)
 NAV_REPEATS = 3  # lesson 10 → Hosting → lesson 10 round trips
 CELL_WARMUP = 2  # print(1) runs done before timing
 CELL_REPEATS = 20
@@ -99,15 +100,16 @@ NOTEBOOK_QUEUED_MS = 10_000  # the prompt shows [*] at once after a press that t
 # page's clock, and the moment of every click on a link (kept in sessionStorage, which outlives a reload).
 INIT_SCRIPT = """
 (() => {
-  const bench = (window.__bench = { states: [], ready: null });
+  const bench = (window.__bench = { states: [], ready: null, lab: null });
   new MutationObserver(() => {
+    const now = performance.now();
+    if (bench.lab === null && document.querySelector(".ember-lab[data-ready=true]")) bench.lab = now;
     const state = document.documentElement.dataset.python;
     const last = bench.states[bench.states.length - 1];
     if (last && last[0] === state) return;
-    const now = performance.now();
     bench.states.push([state, now]);
     if (state === "ready" && bench.ready === null) bench.ready = now;
-  }).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-python"] });
+  }).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-python", "data-ready"] });
   document.addEventListener("click", (event) => {
     const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
     if (link) sessionStorage.setItem("bench:click", String(performance.timeOrigin + performance.now()));
@@ -399,6 +401,13 @@ def wait_lab(page: Page) -> None:
     page.wait_for_selector(".ember-lab[data-ready=true]", state="attached", timeout=TIMEOUT_MS)
 
 
+def lab_up(page: Page) -> float:
+    """Wait until the lab's editors are built; answer when they were, in ms since this document's navigation
+    start (on a lesson page, the moment a learner can edit a gap and run its checks)."""
+    page.wait_for_function("() => window.__bench && window.__bench.lab !== null", polling=100, timeout=TIMEOUT_MS)
+    return float(page.evaluate("window.__bench.lab"))
+
+
 def weigh(page: Page, watch: Watch) -> tuple[int, list[tuple[str, int]]]:
     """Once the page is quiet: the response bodies' total size, and the size of each file."""
     page.wait_for_load_state("networkidle")
@@ -425,9 +434,10 @@ def boot_timeline(page: Page) -> list[tuple[str, float]]:
     return sorted(timeline, key=lambda mark: mark[1])
 
 
-def cold_ready(browser: Browser, url: str, report: Report, label: str = "", weigh_it: bool = False) -> float:
+def cold_ready(browser: Browser, url: str, report: Report, label: str = "", weigh_it: bool = False,
+               labs: list[float] | None = None) -> float:
     """Navigation start → ready in a fresh profile; with ``label``, keep its boot timeline under that name,
-    and with ``weigh_it``, weigh the visit into the report too."""
+    with ``labs``, add the time its lab was up to it, and with ``weigh_it``, weigh the visit into the report too."""
     watch = Watch()
     context = new_context(browser, watch)
     try:
@@ -436,6 +446,8 @@ def cold_ready(browser: Browser, url: str, report: Report, label: str = "", weig
         ready = wait_ready(page)
         if label:
             report.timelines[label] = boot_timeline(page)
+        if labs is not None:
+            labs.append(lab_up(page))
         if weigh_it:
             wait_lab(page)
             total, files = weigh(page, watch)
@@ -473,12 +485,16 @@ class WarmProfile:
     context: BrowserContext
     page: Page
     watch: Watch
+    lesson: bool
     times: list[float] = field(default_factory=list)
+    labs: list[float] = field(default_factory=list)
     starts: list[str] = field(default_factory=list)
 
     def reload(self) -> None:
         self.page.reload()
         self.times.append(wait_ready(self.page))
+        if self.lesson:
+            self.labs.append(lab_up(self.page))
         self.starts.append(self.page.evaluate("document.documentElement.dataset.pythonStart || 'bare'"))
 
 
@@ -495,15 +511,15 @@ def warm_profile(playwright: Playwright, folder: str, url: str, label: str, less
     if lesson:
         wait_saved(page)
     page.wait_for_load_state("networkidle")
-    return WarmProfile(label, context, page, watch)
+    return WarmProfile(label, context, page, watch, lesson)
 
 
 def warm_ready(playwright: Playwright, lesson_url: str, bare_url: str,
-               report: Report) -> tuple[list[float], list[float], list[float]]:
+               report: Report) -> tuple[WarmProfile, WarmProfile, list[float]]:
     """Navigation start → ready on reloads of lesson 10 and of bare Pyodide, each in a persistent profile after a
     first visit filled its caches, taking turns (so that drift of a shared machine hits both alike); then reloads
     of the lesson with the browser offline. Keeps each page's last reload's boot timeline. Answers the lesson's
-    times, bare Pyodide's times and the lesson's offline times."""
+    profile and bare Pyodide's (their times) and the lesson's offline times."""
     with tempfile.TemporaryDirectory(prefix="ember-profile-") as lesson_folder, \
             tempfile.TemporaryDirectory(prefix="ember-profile-") as bare_folder:
         lesson = warm_profile(playwright, lesson_folder, lesson_url, "lesson 10", lesson=True)
@@ -527,7 +543,7 @@ def warm_ready(playwright: Playwright, lesson_url: str, bare_url: str,
             lesson.context.set_offline(False)
             report.note(f"lesson 10: warm and offline reloads started Python from: {', '.join(lesson.starts)}")
             note_problems(lesson.watch, report)
-            return lesson.times, bare.times, offline
+            return lesson, bare, offline
         finally:
             lesson.context.close()
 
@@ -921,6 +937,21 @@ def boot_rows(lesson: list[float], bare: list[float], kind: str, target: float) 
                target=f"≤ {target}× bare", met=ratio <= target)
 
 
+def lab_row(labs: list[float], ready: list[float], kind: str) -> Row:
+    """Navigation start → lesson 10's lab up (its editors built), with how long after Python's ready it came."""
+    after = median([lab - at for lab, at in zip(labs, ready)])
+    return Row(f"   lesson 10 lab up (editors built), {kind}: {after:.0f} ms after ready", labs, target="(report)")
+
+
+def paired_ratios(lesson: list[float], bare: list[float], kind: str) -> str:
+    """The lesson's time over the bare page's of the same round, round by round: the spread of the boot ratio."""
+    ratios = sorted(a / b for a, b in zip(lesson, bare))
+    quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
+    return (f"lesson 10 ready, {kind}, round by round over bare Pyodide's of the same round: median "
+            f"{median(ratios):.2f}×, quartiles {quartiles[0]:.2f}–{quartiles[2]:.2f}×, "
+            f"{sum(r <= 1 for r in ratios)} of {len(ratios)} rounds at or under 1×")
+
+
 def number(value: float, unit: str) -> str:
     if unit == "MB":
         return f"{value:.2f} MB"
@@ -985,24 +1016,30 @@ def main() -> None:
             # alike, and which goes first alternates, so that neither always follows the other's visit.
             warmup = cold_ready(browser, base + BARE_PAGE, report)
             report.note(f"the browser's first page, bare Pyodide, uncounted: ready in {warmup:.0f} ms")
-            cold_lesson, cold_bare = [], []
+            cold_lesson, cold_bare, cold_labs = [], [], []
             for index in range(BOOT_REPEATS):
                 turns = [(LESSON, cold_lesson, "lesson 10"), (BARE_PAGE, cold_bare, "bare")]
                 for path, times, name in turns if index % 2 == 0 else turns[::-1]:
                     label = f"{name}, cold (first run)" if index == 0 else ""
-                    times.append(cold_ready(browser, base + path, report, label, index == 0 and path == LESSON))
+                    times.append(cold_ready(browser, base + path, report, label, index == 0 and path == LESSON,
+                                            labs=cold_labs if path == LESSON else None))
             session(browser, base, report)
             notebook_cold(browser, base + NOTEBOOK, notebook, report)
             progress("notebook, cold")
         finally:
             browser.close()
-        warm_lesson, warm_bare, offline = warm_ready(playwright, base + LESSON, base + BARE_PAGE, report)
+        warm, warm_bare, offline = warm_ready(playwright, base + LESSON, base + BARE_PAGE, report)
+        warm_lesson = warm.times
         notebook_warm(playwright, base + NOTEBOOK, notebook, report)
         progress("notebook, warm")
     bytes_rows = [row for row in report.rows if row.unit == "MB"]
     others = [row for row in report.rows if row not in bytes_rows]
+    report.note(paired_ratios(cold_lesson, cold_bare, "cold"))
+    report.note(paired_ratios(warm_lesson, warm_bare.times, "warm"))
     report.rows = [boot_rows(cold_lesson, cold_bare, "cold", COLD_RATIO_TARGET),
-                   boot_rows(warm_lesson, warm_bare, "warm (from its snapshot)", WARM_RATIO_TARGET),
+                   lab_row(cold_labs, cold_lesson, "cold"),
+                   boot_rows(warm_lesson, warm_bare.times, "warm (from its snapshot)", WARM_RATIO_TARGET),
+                   lab_row(warm.labs, warm_lesson, "warm"),
                    Row("   lesson 10 ready, reload with the browser offline", offline, target="(report)"),
                    *others, *bytes_rows, *notebook_rows(notebook, cold_lesson, warm_lesson, report)]
     print_report(report, time.monotonic() - started, load)
