@@ -442,7 +442,7 @@ def _build_regions(raw_specs: dict[str, dict], found: dict[str, tuple[str, str, 
     return gaps, regions
 
 
-def _validate(course: Course, checks: bool) -> None:
+def _validate(course: Course) -> None:
     for lesson in course.lessons.values():
         for gap_id in lesson.needs:
             if gap_id not in course.gaps:
@@ -466,8 +466,6 @@ def _validate(course: Course, checks: bool) -> None:
         ids = [q.id for q in lesson.questions]
         if len(set(ids)) != len(ids):
             raise CourseError(f"{lesson.id} has two questions with one id")
-    if checks:
-        _pair_checks(course)
 
 
 def _pair_checks(course: Course) -> None:
@@ -536,5 +534,7 @@ def load_course(lessons_dir: Path = LESSONS_DIR, reference_dir: Path = REFERENCE
     parts = [Part(p.number, p.title, p.first, tuple(key for key, one in lessons.items() if one.part == p.number))
              for p in parts]
     course = Course(lessons, gaps, regions, reference, tuple(parts))
-    _validate(course, checks)
+    _validate(course)
+    if checks:
+        _pair_checks(course)
     return course
