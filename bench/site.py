@@ -5,7 +5,9 @@ Run from the repository root with ``.venv/bin/python bench/site.py`` (the site m
 
 1. navigation start → Python ready on lesson 10, cold (fresh profile) and warm (persistent profile,
    reload after a first visit has saved the course for offline use and stored Python's memory
-   snapshot), against ``bench/bare/`` booting the same vendored Pyodide (warm: from the HTTP cache);
+   snapshot), against ``bench/bare/`` booting the same vendored Pyodide (warm: from the HTTP cache), and,
+   cold, against that bare page on the lesson pages' standard library (its modules a start imports compiled
+   at build time), which tells what the page itself adds;
    the two pages take turns, cold and warm, so that a shared machine's drift hits both alike (cold: which
    goes first alternates, after an uncounted visit that starts the browser), with the ratio round by round
    in the notes; the time lesson 10's lab is up (its editors built: what a learner waits for), cold and warm;
@@ -68,6 +70,7 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 VIEWPORT = {"width": 1280, "height": 900}
 LESSON = "lessons/10-order-of-blame/"
 BARE_PAGE = "bare/"
+BARE_COMPILED_PAGE = "bare/?stdlib=course"  # bare Pyodide on the lesson pages' standard library
 WASM = "pyodide.asm.wasm"
 
 BOOT_REPEATS = 11  # cold and warm boots of each page (bare Pyodide's cold boots spread over 0.8 s in one run)
@@ -268,7 +271,7 @@ WORKER_MARKS_JS = """
 WORKER_FILES = (  # (label, part of the URL, "start" or "end"); the earliest matching fetch counts
     ("worker: manifest.json loaded", "/manifest.json", "end"),
     ("worker: pyodide.asm.wasm loaded", "/pyodide.asm.wasm", "end"),
-    ("worker: python_stdlib.zip loaded", "/python_stdlib.zip", "end"),
+    ("worker: stdlib.zip loaded", "/stdlib.zip", "end"),
     ("worker: first wheel asked for", "/wheels/", "start"),
     ("worker: course zip asked for", "/py/course-", "start"),
 )
@@ -943,11 +946,11 @@ def lab_row(labs: list[float], ready: list[float], kind: str) -> Row:
     return Row(f"   lesson 10 lab up (editors built), {kind}: {after:.0f} ms after ready", labs, target="(report)")
 
 
-def paired_ratios(lesson: list[float], bare: list[float], kind: str) -> str:
+def paired_ratios(lesson: list[float], bare: list[float], kind: str, baseline: str = "bare Pyodide's") -> str:
     """The lesson's time over the bare page's of the same round, round by round: the spread of the boot ratio."""
     ratios = sorted(a / b for a, b in zip(lesson, bare))
     quartiles = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else ratios * 3
-    return (f"lesson 10 ready, {kind}, round by round over bare Pyodide's of the same round: median "
+    return (f"lesson 10 ready, {kind}, round by round over {baseline} of the same round: median "
             f"{median(ratios):.2f}×, quartiles {quartiles[0]:.2f}–{quartiles[2]:.2f}×, "
             f"{sum(r <= 1 for r in ratios)} of {len(ratios)} rounds at or under 1×")
 
@@ -1016,9 +1019,10 @@ def main() -> None:
             # alike, and which goes first alternates, so that neither always follows the other's visit.
             warmup = cold_ready(browser, base + BARE_PAGE, report)
             report.note(f"the browser's first page, bare Pyodide, uncounted: ready in {warmup:.0f} ms")
-            cold_lesson, cold_bare, cold_labs = [], [], []
+            cold_lesson, cold_bare, cold_compiled, cold_labs = [], [], [], []
             for index in range(BOOT_REPEATS):
-                turns = [(LESSON, cold_lesson, "lesson 10"), (BARE_PAGE, cold_bare, "bare")]
+                turns = [(LESSON, cold_lesson, "lesson 10"), (BARE_PAGE, cold_bare, "bare"),
+                         (BARE_COMPILED_PAGE, cold_compiled, "bare on the course's standard library")]
                 for path, times, name in turns if index % 2 == 0 else turns[::-1]:
                     label = f"{name}, cold (first run)" if index == 0 else ""
                     times.append(cold_ready(browser, base + path, report, label, index == 0 and path == LESSON,
@@ -1035,8 +1039,11 @@ def main() -> None:
     bytes_rows = [row for row in report.rows if row.unit == "MB"]
     others = [row for row in report.rows if row not in bytes_rows]
     report.note(paired_ratios(cold_lesson, cold_bare, "cold"))
+    report.note(paired_ratios(cold_lesson, cold_compiled, "cold", "bare Pyodide's on the course's standard library"))
     report.note(paired_ratios(warm_lesson, warm_bare.times, "warm"))
     report.rows = [boot_rows(cold_lesson, cold_bare, "cold", COLD_RATIO_TARGET),
+                   Row("   lesson 10 ready, cold (baseline: bare Pyodide on the course's standard library)",
+                       cold_lesson, baseline=cold_compiled, target="(report)"),
                    lab_row(cold_labs, cold_lesson, "cold"),
                    boot_rows(warm_lesson, warm_bare.times, "warm (from its snapshot)", WARM_RATIO_TARGET),
                    lab_row(warm.labs, warm_lesson, "warm"),

@@ -29,6 +29,7 @@ NODE = ROOT / "node_modules"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
 PYTHON_PACKAGES = ("ember", "labs", "hx")
 COURSE_FOLDER = "/home/pyodide/course"  # where the page's worker unpacks the course's Python (manifest.json)
+STDLIB = "py/stdlib.zip"  # the standard library the page's worker starts with (web/src/worker.js asks for it by name)
 COURSE_CACHE = ROOT / ".cache" / "course"
 WHEEL_CACHE = ROOT / ".cache" / "wheels"
 COMPRESS_CACHE = ROOT / ".cache" / "compressed"
@@ -85,6 +86,20 @@ def python_bundle() -> tuple[str, str]:
     return name, version
 
 
+def compiled_stdlib(bundle: str, version: str, wheel_names: list[str]) -> str:
+    """Pyodide's standard library with the modules a start imports as bytecode (web/precompile-stdlib.mjs);
+    answer its file name relative to gen/. Which modules those are depends on the course: cached per version."""
+    cached = COURSE_CACHE / f"stdlib-{version}-{pyodide_version()}.zip"
+    if not cached.exists():
+        COURSE_CACHE.mkdir(parents=True, exist_ok=True)
+        building = cached.with_suffix(".part")
+        run("node", "web/precompile-stdlib.mjs", str(NODE / "pyodide" / "python_stdlib.zip"), str(GEN / bundle),
+            COURSE_FOLDER, str(building), *(str(GEN / "wheels" / name) for name in wheel_names))
+        building.replace(cached)
+    shutil.copy2(cached, GEN / STDLIB)
+    return STDLIB
+
+
 def pyodide_version() -> str:
     """The version of the vendored Pyodide (its npm package)."""
     return str(json.loads((NODE / "pyodide" / "package.json").read_text())["version"])
@@ -107,7 +122,8 @@ def vendor() -> None:
 def boot_manifest(bundle: str, version: str, wheel_names: list[str]) -> dict[str, object]:
     """What the worker reads first: the course version, Pyodide's, the files a boot downloads (with sizes),
     and the folder the course's Python goes into (its bytecode was compiled there)."""
-    downloads = [f"pyodide/{name}" for name in PYODIDE_FILES] + [f"wheels/{name}" for name in wheel_names] + [bundle]
+    runtime = [f"pyodide/{name}" for name in PYODIDE_FILES if name != "python_stdlib.zip"] + [STDLIB]
+    downloads = runtime + [f"wheels/{name}" for name in wheel_names] + [bundle]
     return {"version": version, "pyodide": pyodide_version(), "bundle": bundle, "folder": COURSE_FOLDER,
             "wheels": wheel_names,
             "sizes": {path: (GEN / path).stat().st_size for path in downloads}}
@@ -148,7 +164,9 @@ def main() -> None:
     run("node", "web/build.mjs")
     vendor()
     bundle, version = python_bundle()
-    manifest = boot_manifest(bundle, version, wheels())
+    wheel_names = wheels()
+    compiled_stdlib(bundle, version, wheel_names)
+    manifest = boot_manifest(bundle, version, wheel_names)
     (GEN / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     run(sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet")

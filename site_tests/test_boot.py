@@ -188,6 +188,43 @@ def test_the_worker_imports_the_shipped_bytecode_and_leaves_graphviz_for_later(p
     assert found == {"headers": [[True, 1]] * 3, "checking": "default", "imported": [], "graphviz": "0.21"}, found
 
 
+# Run in the page's worker: where a module of each kind came from, and the last frame of a traceback
+# through a compiled one.
+STDLIB_ORIGINS = """
+import calendar, json, sys, traceback
+try:
+    json.loads("{bad")
+except ValueError:
+    last = traceback.extract_tb(sys.exc_info()[2])[-1]
+print(json.dumps({"json": json.__spec__.origin, "calendar": calendar.__spec__.origin,
+                  "frame": [last.filename, last.lineno > 0]}))
+"""
+
+
+def test_the_worker_starts_on_a_standard_library_whose_start_modules_are_compiled(page: Page, base_url: str) -> None:
+    """py/stdlib.zip is Pyodide's own archive with every module a start imports as unchecked-hash bytecode made by
+    the same Pyodide (web/precompile-stdlib.mjs); every other file is Pyodide's, byte for byte."""
+    with zipfile.ZipFile(SITE / "assets/gen/py/stdlib.zip") as ours, \
+            zipfile.ZipFile(SITE / "assets/gen/pyodide/python_stdlib.zip") as pyodides:
+        compiled = [name for name in ours.namelist() if name.endswith(".pyc")]
+        assert len(compiled) > 100
+        assert {name.removesuffix("c") for name in ours.namelist()} == set(pyodides.namelist())
+        assert not set(compiled) & set(pyodides.namelist()), "a module is there both as source and as bytecode"
+        for name in compiled:
+            assert struct.unpack("<I", ours.read(name)[4:8])[0] == 0b01, name  # hash-based, never checked
+        kept = [name for name in pyodides.namelist() if name + "c" not in compiled]
+        assert all(ours.read(name) == pyodides.read(name) for name in kept)
+    page.goto(base_url)
+    page.evaluate(START_WORKER, {"interrupts": True})
+    answer = page.evaluate("(p) => ask('run', p)", {"page": "/", "lab": "L01", "pieces": {}, "code": STDLIB_ORIGINS})
+    assert answer["error"] is None, answer["error"]
+    printed = "".join(item["text"] for item in answer["outputs"] if item["kind"] == "stdout")
+    found = json.loads(printed.strip().splitlines()[-1])
+    assert found["json"].endswith(".zip/json/__init__.pyc"), found  # imported by Pyodide's own start
+    assert found["calendar"].endswith(".zip/calendar.py"), found  # by nothing on the way to ready
+    assert found["frame"] == [found["json"].replace("__init__.pyc", "decoder.py"), True], found
+
+
 # Run in the page's worker: the sha256 of every file in the folder the course's archive was written into.
 DIGESTS = """
 import hashlib, json, pathlib

@@ -12,7 +12,7 @@ import { brotliCompress, constants, gzip } from "node:zlib";
 
 const [site, cache] = process.argv.slice(2);
 const TYPES = new Set([".html", ".js", ".mjs", ".css", ".json", ".wasm", ".svg", ".xml", ".txt", ".ttf"]);
-const COURSE_BUNDLE = /^course-[0-9a-f]+\.zip$/; // the course's Python, a zip of stored files
+const STORED_ZIPS = /^(course-[0-9a-f]+|stdlib)\.zip$/; // the course's Python, and the standard library's bytecode, stored
 const MIN_BYTES = 1024;
 const WORTH_IT = 0.9; // keep a copy only when it is at most this fraction of the original
 
@@ -27,7 +27,7 @@ function* files(folder) {
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
     const path = join(folder, entry.name);
     if (entry.isDirectory()) yield* files(path);
-    else if ((TYPES.has(extname(entry.name)) || COURSE_BUNDLE.test(entry.name)) && statSync(path).size >= MIN_BYTES) yield path;
+    else if ((TYPES.has(extname(entry.name)) || STORED_ZIPS.test(entry.name)) && statSync(path).size >= MIN_BYTES) yield path;
   }
 }
 

@@ -73,7 +73,8 @@ async function boot(snapshot, id, buffers) {
 
   /** Start Python (from `stored`, a promise of snapshot bytes, or normally), unpack the course's files, open the session. */
   async function open(stored) {
-    const options = { indexURL: new URL("pyodide/", base).href };
+    // The standard library with its modules a start imports already compiled (scripts/build_site.py).
+    const options = { indexURL: new URL("pyodide/", base).href, stdLibURL: new URL("py/stdlib.zip", base).href };
     if (stored) options._loadSnapshot = stored;
     if (snapshot === "make") options._makeSnapshot = true;
     pyodide = await loadPyodide(options);
