@@ -30,6 +30,8 @@ PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_s
 PYTHON_PACKAGES = ("ember", "labs", "hx")
 COURSE_FOLDER = "/home/pyodide/course"  # where the page's worker unpacks the course's Python (manifest.json)
 STDLIB = "py/stdlib.zip"  # the standard library the page's worker starts with (web/src/worker.js asks for it by name)
+# Pyodide's own standard library: only the notebook's kernel reads it, and the notebook needs the server.
+NOTEBOOK_ONLY = "assets/gen/pyodide/python_stdlib.zip"
 COURSE_CACHE = ROOT / ".cache" / "course"
 WHEEL_CACHE = ROOT / ".cache" / "wheels"
 COMPRESS_CACHE = ROOT / ".cache" / "compressed"
@@ -130,8 +132,9 @@ def boot_manifest(bundle: str, version: str, wheel_names: list[str]) -> dict[str
 
 
 def offline_listing(site: Path) -> dict[str, object]:
-    """Every file of the built site, with size and content hash, for the service worker; its version hashes them all."""
-    skipped = {OFFLINE_LIST, SERVICE_WORKER}
+    """Every file of the built site a lesson may use, with size and content hash, for the service worker; its version
+    hashes them all."""
+    skipped = {OFFLINE_LIST, SERVICE_WORKER, NOTEBOOK_ONLY}
     files = []
     for path in sorted(site.rglob("*")):
         relative = path.relative_to(site).as_posix()
