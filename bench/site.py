@@ -64,6 +64,7 @@ from site_tests.learner import replace_cell_code, stored_piece, type_into_gap
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "site"
 BARE = Path(__file__).resolve().parent / "bare"
+PYODIDE_STDLIB = ROOT / "node_modules" / "pyodide" / "python_stdlib.zip"
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -356,6 +357,8 @@ def serve() -> Iterator[str]:
         if missing:
             raise SystemExit(f"site/ looks half-built (missing {missing}): rebuild it and run again")
         (root / "bare").symlink_to(BARE)
+        # Bare Pyodide's own standard library, beside its other files: the site ships only the course's.
+        shutil.copy2(PYODIDE_STDLIB, root / "assets/gen/pyodide/python_stdlib.zip")
         server = make_server(root, built_for_port(), isolate=True, quiet=True)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
         thread.start()

@@ -39,6 +39,8 @@ LOCK = "pyodide-lock.json"
 COURSE_WHEEL = "ember-course"
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 PYODIDE_URL = "./../assets/gen/pyodide/pyodide.mjs"  # the course's own; "./" resolves against the app
+# The lesson pages' standard library, its modules a start imports compiled (scripts/build_site.py's STDLIB).
+STDLIB_URL = "./../assets/gen/py/stdlib.zip"
 DOIT_CACHE = ".jupyterlite.doit.db"
 LEFTOVERS = ("rspack.config.js", "rspack.config.analyze.js", "rspack.config.watch.js", "package.json")
 
@@ -111,11 +113,12 @@ def pyodide_lock(wheels: list[Path], upstream: dict) -> dict:
 
 
 def lite_config(packages: list[str]) -> dict:
-    """jupyter-lite.json: a fixed drive name, the course's Pyodide, the shipped wheels, no index."""
+    """jupyter-lite.json: a fixed drive name, the course's Pyodide and standard library, the shipped wheels, no
+    index."""
     kernel = {
         "pyodideUrl": PYODIDE_URL,
         "disablePyPIFallback": True,
-        "loadPyodideOptions": {"lockFileURL": f"./{WHEELS}/{LOCK}", "packages": packages},
+        "loadPyodideOptions": {"lockFileURL": f"./{WHEELS}/{LOCK}", "stdLibURL": STDLIB_URL, "packages": packages},
     }
     return {
         "jupyter-lite-schema-version": 0,

@@ -26,12 +26,13 @@ from labs.course import LESSONS_DIR, TABLES_FILE, parsed_tables
 SITE = ROOT / "site"
 GEN = ROOT / "docs" / "assets" / "gen"
 NODE = ROOT / "node_modules"
-PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+# Pyodide's own files the site ships; its standard library goes as the course's (STDLIB), its modules compiled.
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
 PYTHON_PACKAGES = ("ember", "labs", "hx")
 COURSE_FOLDER = "/home/pyodide/course"  # where the page's worker unpacks the course's Python (manifest.json)
-STDLIB = "py/stdlib.zip"  # the standard library the page's worker starts with (web/src/worker.js asks for it by name)
-# Pyodide's own standard library: only the notebook's kernel reads it, and the notebook needs the server.
-NOTEBOOK_ONLY = "assets/gen/pyodide/python_stdlib.zip"
+# The standard library the lesson pages and the notebook's kernel start with (web/src/worker.js and
+# build_notebook.STDLIB_URL ask for it by name).
+STDLIB = "py/stdlib.zip"
 COURSE_CACHE = ROOT / ".cache" / "course"
 WHEEL_CACHE = ROOT / ".cache" / "wheels"
 COMPRESS_CACHE = ROOT / ".cache" / "compressed"
@@ -110,7 +111,8 @@ def pyodide_version() -> str:
 def vendor() -> None:
     """Copy Pyodide's runtime files, viz.js and KaTeX next to the bundles."""
     target = GEN / "pyodide"
-    target.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(target, ignore_errors=True)  # a file dropped from the list leaves the site too
+    target.mkdir(parents=True)
     for name in PYODIDE_FILES:
         shutil.copy2(NODE / "pyodide" / name, target / name)
     shutil.copy2(NODE / "@viz-js" / "viz" / "dist" / "viz.js", GEN / "viz.js")
@@ -124,17 +126,16 @@ def vendor() -> None:
 def boot_manifest(bundle: str, version: str, wheel_names: list[str]) -> dict[str, object]:
     """What the worker reads first: the course version, Pyodide's, the files a boot downloads (with sizes),
     and the folder the course's Python goes into (its bytecode was compiled there)."""
-    runtime = [f"pyodide/{name}" for name in PYODIDE_FILES if name != "python_stdlib.zip"] + [STDLIB]
-    downloads = runtime + [f"wheels/{name}" for name in wheel_names] + [bundle]
+    wheel_paths = [f"wheels/{name}" for name in wheel_names]
+    downloads = [f"pyodide/{name}" for name in PYODIDE_FILES] + [STDLIB, *wheel_paths, bundle]
     return {"version": version, "pyodide": pyodide_version(), "bundle": bundle, "folder": COURSE_FOLDER,
             "wheels": wheel_names,
             "sizes": {path: (GEN / path).stat().st_size for path in downloads}}
 
 
 def offline_listing(site: Path) -> dict[str, object]:
-    """Every file of the built site a lesson may use, with size and content hash, for the service worker; its version
-    hashes them all."""
-    skipped = {OFFLINE_LIST, SERVICE_WORKER, NOTEBOOK_ONLY}
+    """Every file of the built site, with size and content hash, for the service worker; its version hashes them all."""
+    skipped = {OFFLINE_LIST, SERVICE_WORKER}
     files = []
     for path in sorted(site.rglob("*")):
         relative = path.relative_to(site).as_posix()

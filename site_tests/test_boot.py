@@ -203,9 +203,10 @@ print(json.dumps({"json": json.__spec__.origin, "calendar": calendar.__spec__.or
 
 def test_the_worker_starts_on_a_standard_library_whose_start_modules_are_compiled(page: Page, base_url: str) -> None:
     """py/stdlib.zip is Pyodide's own archive with every module a start imports as unchecked-hash bytecode made by
-    the same Pyodide (web/precompile-stdlib.mjs); every other file is Pyodide's, byte for byte."""
+    the same Pyodide (web/precompile-stdlib.mjs); every other file is Pyodide's, byte for byte. The site ships no
+    other standard library."""
     with zipfile.ZipFile(SITE / "assets/gen/py/stdlib.zip") as ours, \
-            zipfile.ZipFile(SITE / "assets/gen/pyodide/python_stdlib.zip") as pyodides:
+            zipfile.ZipFile(SITE.parent / "node_modules/pyodide/python_stdlib.zip") as pyodides:
         compiled = [name for name in ours.namelist() if name.endswith(".pyc")]
         assert len(compiled) > 100
         assert {name.removesuffix("c") for name in ours.namelist()} == set(pyodides.namelist())
@@ -214,6 +215,7 @@ def test_the_worker_starts_on_a_standard_library_whose_start_modules_are_compile
             assert struct.unpack("<I", ours.read(name)[4:8])[0] == 0b01, name  # hash-based, never checked
         kept = [name for name in pyodides.namelist() if name + "c" not in compiled]
         assert all(ours.read(name) == pyodides.read(name) for name in kept)
+    assert not list(SITE.rglob("python_stdlib.zip"))
     page.goto(base_url)
     page.evaluate(START_WORKER, {"interrupts": True})
     answer = page.evaluate("(p) => ask('run', p)", {"page": "/", "lab": "L01", "pieces": {}, "code": STDLIB_ORIGINS})

@@ -181,8 +181,10 @@ def works_in_the_notebook(page: Page, notebook: Page) -> None:
 
     scratch = run_notebook_cell(notebook, code_cell(notebook, SCRATCH_LINE), (
         f'{SCRATCH_LINE}\nfrom ember.scalar import Value\nx = Value(3.0, label="x")\ny = x * x + x\n'
-        'y.label = "y"\ny.backward()\nprint("dy/dx", x.grad)\nshow(y)'))
+        'y.label = "y"\ny.backward()\nprint("dy/dx", x.grad)\nshow(y)\n'
+        'import json\nprint("json from", json.__spec__.origin)'))
     expect(scratch).to_contain_text("dy/dx 7.0")
+    expect(scratch).to_contain_text("json/__init__.pyc")  # the kernel starts on the lessons' compiled standard library
     expect(scratch.locator("svg").first).to_be_visible()
     assert scratch.locator("svg text", has_text="y").count() >= 1  # the picture names the learner's own nodes
 

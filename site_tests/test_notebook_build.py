@@ -21,6 +21,8 @@ def test_the_kernel_loads_the_courses_pyodide_and_never_an_index() -> None:
     kernel = config()["litePluginSettings"][KERNEL]
     assert kernel["pyodideUrl"] == "./../assets/gen/pyodide/pyodide.mjs"
     assert (APP / ".." / "assets" / "gen" / "pyodide" / "pyodide.mjs").is_file()
+    assert kernel["loadPyodideOptions"]["stdLibURL"] == "./../assets/gen/py/stdlib.zip"  # the lessons' own
+    assert (APP / ".." / "assets" / "gen" / "py" / "stdlib.zip").is_file()
     assert kernel["disablePyPIFallback"] is True
     assert config()["contentsStorageName"] == "ember-notebook"
     packages = kernel["loadPyodideOptions"]["packages"]

@@ -92,11 +92,9 @@ def test_accept_encoding_is_read_with_its_weights() -> None:
     assert accepted("") == set()
 
 
-def test_the_offline_listing_has_every_file_but_copies_maps_itself_and_the_notebooks_stdlib(folder: Path) -> None:
+def test_the_offline_listing_has_every_file_but_copies_maps_and_itself(folder: Path) -> None:
     (folder / "app.js.map").write_text("{}")
     (folder / "sw.js").write_text("// worker")
-    (folder / "assets/gen/pyodide").mkdir(parents=True)
-    (folder / "assets/gen/pyodide/python_stdlib.zip").write_bytes(b"PK")  # the lessons start on py/stdlib.zip
     listing = offline_listing(folder)
     assert [file["path"] for file in listing["files"]] == ["app.js", "lesson/index.html", "plain.txt"]
     assert listing["files"][0]["size"] == len(SCRIPT)
