@@ -4,13 +4,16 @@
 //
 //   node web/precompile-stdlib.mjs <python_stdlib.zip> <course.zip> <course folder> <out.zip> [wheel ...]
 //
-// Which modules: those imported once the course's session is open and every lesson's checks are imported
-// (Pyodide's own start imports most of them). Each is replaced by an "unchecked hash" .pyc, stored
+// Which modules: those imported once the worker's start Python has run, the snapshot's preparation
+// included (web/src/python-start.js; Pyodide's own start imports most of them). Each is replaced by an
+// "unchecked hash" .pyc (py_compile's, as web/precompile.mjs makes the course's), stored
 // uncompressed (the host's compression of the whole file does better than deflate); the rest stay as
 // they were. A module missing from the list is only compiled at run time, as before.
 import { readFileSync, writeFileSync } from "node:fs";
 
 import { loadPyodide } from "pyodide";
+
+import { OPEN_SESSION, PREPARE_SNAPSHOT, importCourse } from "./src/python-start.js";
 
 const [stdlibPath, coursePath, folder, outPath, ...wheelPaths] = process.argv.slice(2);
 if (!stdlibPath || !coursePath || !folder || !outPath) {
@@ -22,38 +25,31 @@ const pyodide = await loadPyodide();
 for (const wheel of wheelPaths) pyodide.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel");
 pyodide.unpackArchive(new Uint8Array(readFileSync(coursePath)), "zip", { extractDir: folder });
 pyodide.FS.writeFile("/tmp/stdlib.zip", new Uint8Array(readFileSync(stdlibPath)));
-pyodide.globals.set("folder", folder);
+pyodide.runPython(importCourse(folder) + OPEN_SESSION + PREPARE_SNAPSHOT);
 const summary = pyodide.runPython(`
-import importlib.util, marshal, sys, zipfile
-
-sys.path.insert(0, folder)
-from labs.session import Session
-Session("/tmp/learner")
-from labs.course import load_course
-load_course(checks=False).import_check_modules()
-import graphviz, hx.dot, hx.table, hx.trace, labs.pipeline  # what a drawing and a traced run import
+import sys
 
 stdlib = next(path for path in sys.path if path.endswith(".zip"))  # /lib/python3XY.zip
 used = {module.__file__.removeprefix(stdlib + "/") for module in list(sys.modules.values())
         if (getattr(module, "__file__", None) or "").startswith(stdlib + "/")}
 
+import pathlib, py_compile, zipfile  # after the list: what only this script imports is not in it
 
-def bytecode(name, source):
-    """An unchecked-hash .pyc of the source, as importlib would write it."""
-    code = compile(source, f"{stdlib}/{name}", "exec", dont_inherit=True)
-    flags = (0b01).to_bytes(4, "little")  # hash-based, not checked against a source
-    return importlib.util.MAGIC_NUMBER + flags + importlib.util.source_hash(source) + marshal.dumps(code)
+source, cached = pathlib.Path("/tmp/module.py"), pathlib.Path("/tmp/module.pyc")
 
-
-compiled = 0
+compiled = sources = 0
 with zipfile.ZipFile("/tmp/stdlib.zip") as original, zipfile.ZipFile("/tmp/out.zip", "w", compresslevel=9) as out:
     for entry in original.infolist():
         data = original.read(entry)
+        sources += entry.filename.endswith(".py")
         if entry.filename in used:
-            entry = zipfile.ZipInfo(entry.filename + "c", entry.date_time)
-            data, compiled = bytecode(entry.filename[:-1], data), compiled + 1
+            source.write_bytes(data)
+            py_compile.compile(str(source), str(cached), dfile=f"{stdlib}/{entry.filename}", doraise=True,
+                               invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+            entry, data = zipfile.ZipInfo(entry.filename + "c", entry.date_time), cached.read_bytes()
+            compiled += 1
         out.writestr(entry, data)
-f"{compiled} of {sum(name.endswith('.py') for name in zipfile.ZipFile('/tmp/stdlib.zip').namelist())} modules"
+f"{compiled} of {sources} modules"
 `);
 writeFileSync(outPath, pyodide.FS.readFile("/tmp/out.zip"));
 console.log(`precompiled ${summary} of the standard library for Pyodide ${pyodide.version}`);

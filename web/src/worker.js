@@ -3,6 +3,7 @@
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
 import { INPUT, REQUEST, bootFromName } from "./protocol.js";
+import { OPEN_SESSION, PREPARE_SNAPSHOT, importCourse } from "./python-start.js";
 import { dropSnapshot, readSnapshot, storedKey, writeSnapshot } from "./snapshot.js";
 import { unpackZip } from "./unzip.js";
 
@@ -14,34 +15,6 @@ let wheelsIn = Promise.resolve(); // settles once the wheels are unpacked, after
 
 const SNAPSHOT_FORMAT = 5; // change it when what runs before a snapshot changes, or how it is stored
 const PROGRESS_MS = 100;
-
-// Run on every normal start: the course's Python (unpacked into the manifest's folder, where its
-// bytecode was compiled at build time) on the path, the session's module imported.
-const importCourse = (folder) => `
-import sys
-sys.path.insert(0, ${JSON.stringify(folder)})
-import labs.session
-`;
-
-// Run before a snapshot is taken, so that a start from it has all of this done: the rest of the
-// course's Python imported, the course read as the session reads it, and every lesson's check
-// functions imported (a fresh start imports a lesson's only with its first check). No JavaScript
-// object is held, no file written.
-const PREPARE_SNAPSHOT = `
-import graphviz, hx.dot, hx.table, hx.trace, labs.pipeline
-from labs.course import load_course
-load_course(checks=False).import_check_modules()
-`;
-
-// Run after every start: the file system is not in a snapshot, so the learner's files are written again,
-// and folders listed before the files were unpacked are listed afresh (forget_listings: without the
-// import of importlib.metadata that importlib.invalidate_caches() makes, half a second of a cold start).
-const OPEN_SESSION = `
-from labs.learner import forget_listings
-forget_listings()
-from labs.session import Session
-_ember_session = Session("/home/pyodide/learner")
-`;
 
 /**
  * Boot Pyodide with the course's Python and open a Session.
