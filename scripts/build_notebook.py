@@ -25,7 +25,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from buildkit import ROOT, download_wheels, pins, python_files, run
+from buildkit import ROOT, STDLIB, download_wheels, pins, python_files, run
 
 LITE_VENV = ROOT / ".venv-notebook"
 WORK = ROOT / ".cache" / "notebook"  # the lite dir: jupyter-lite.json and the contents
@@ -39,8 +39,7 @@ LOCK = "pyodide-lock.json"
 COURSE_WHEEL = "ember-course"
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 PYODIDE_URL = "./../assets/gen/pyodide/pyodide.mjs"  # the course's own; "./" resolves against the app
-# The lesson pages' standard library, its modules a start imports compiled (scripts/build_site.py's STDLIB).
-STDLIB_URL = "./../assets/gen/py/stdlib.zip"
+STDLIB_URL = f"./../assets/gen/{STDLIB}"  # the lesson pages' standard library, its start modules compiled
 DOIT_CACHE = ".jupyterlite.doit.db"
 LEFTOVERS = ("rspack.config.js", "rspack.config.analyze.js", "rspack.config.watch.js", "package.json")
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the build's own modules, also when imported as scripts.*
 import build_notebook
-from buildkit import ROOT, download_wheels, python_files, run
+from buildkit import ROOT, STDLIB, download_wheels, python_files, run
 
 sys.path.insert(0, str(ROOT))  # labs/, for the lessons' parsed tables
 from labs.course import LESSONS_DIR, TABLES_FILE, parsed_tables
@@ -30,9 +30,6 @@ NODE = ROOT / "node_modules"
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
 PYTHON_PACKAGES = ("ember", "labs", "hx")
 COURSE_FOLDER = "/home/pyodide/course"  # where the page's worker unpacks the course's Python (manifest.json)
-# The standard library the lesson pages and the notebook's kernel start with (web/src/worker.js and
-# build_notebook.STDLIB_URL ask for it by name).
-STDLIB = "py/stdlib.zip"
 COURSE_CACHE = ROOT / ".cache" / "course"
 WHEEL_CACHE = ROOT / ".cache" / "wheels"
 COMPRESS_CACHE = ROOT / ".cache" / "compressed"
@@ -89,9 +86,9 @@ def python_bundle() -> tuple[str, str]:
     return name, version
 
 
-def compiled_stdlib(bundle: str, version: str, wheel_names: list[str]) -> str:
-    """Pyodide's standard library with the modules a start imports as bytecode (web/precompile-stdlib.mjs);
-    answer its file name relative to gen/. Which modules those are depends on the course: cached per version."""
+def compiled_stdlib(bundle: str, version: str, wheel_names: list[str]) -> None:
+    """Write Pyodide's standard library with the modules a start imports as bytecode (web/precompile-stdlib.mjs)
+    to gen/STDLIB. Which modules those are depends on the course: cached per version."""
     cached = COURSE_CACHE / f"stdlib-{version}-{pyodide_version()}.zip"
     if not cached.exists():
         COURSE_CACHE.mkdir(parents=True, exist_ok=True)
@@ -100,7 +97,6 @@ def compiled_stdlib(bundle: str, version: str, wheel_names: list[str]) -> str:
             COURSE_FOLDER, str(building), *(str(GEN / "wheels" / name) for name in wheel_names))
         building.replace(cached)
     shutil.copy2(cached, GEN / STDLIB)
-    return STDLIB
 
 
 def pyodide_version() -> str:

@@ -1,5 +1,5 @@
 """What the site's build steps share: the repository's root, running a command, the course's Python files,
-fetching pinned wheels."""
+fetching pinned wheels, where the standard library goes."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# The standard library the lesson pages' worker and the notebook's kernel start with, under assets/gen/: Pyodide's,
+# its modules a start imports compiled (web/precompile-stdlib.mjs). web/src/worker.js asks for it by this name.
+STDLIB = "py/stdlib.zip"
 
 
 def run(*command: str, cwd: Path = ROOT) -> None:
