@@ -164,6 +164,17 @@ def test_a_link_clicked_while_python_starts_waits_for_the_theme_and_keeps_python
     expect(page.locator(".ember-lab")).to_have_count(1)
 
 
+def printed_by_a_worker(page: Page, base_url: str, code: str):
+    """Boot a worker of the page's own kind at the site's root, run ``code`` as a cell in it, and answer the JSON
+    its last printed line holds."""
+    page.goto(base_url)
+    page.evaluate(START_WORKER, {"interrupts": True})
+    answer = page.evaluate("(p) => ask('run', p)", {"page": "/", "lab": "L01", "pieces": {}, "code": code})
+    assert answer["error"] is None, answer["error"]
+    printed = "".join(item["text"] for item in answer["outputs"] if item["kind"] == "stdout")
+    return json.loads(printed.strip().splitlines()[-1])
+
+
 def test_the_course_archive_holds_unchecked_bytecode_for_every_module() -> None:
     manifest = json.loads((SITE / "assets/gen/manifest.json").read_text())
     with zipfile.ZipFile(SITE / "assets/gen" / manifest["bundle"]) as archive:
@@ -179,12 +190,7 @@ def test_the_course_archive_holds_unchecked_bytecode_for_every_module() -> None:
 
 
 def test_the_worker_imports_the_shipped_bytecode_and_leaves_graphviz_for_later(page: Page, base_url: str) -> None:
-    page.goto(base_url)
-    page.evaluate(START_WORKER, {"interrupts": True})
-    answer = page.evaluate("(p) => ask('run', p)", {"page": "/", "lab": "L01", "pieces": {}, "code": INSPECT})
-    assert answer["error"] is None, answer["error"]
-    printed = "".join(item["text"] for item in answer["outputs"] if item["kind"] == "stdout")
-    found = json.loads(printed.strip().splitlines()[-1])
+    found = printed_by_a_worker(page, base_url, INSPECT)
     assert found == {"headers": [[True, 1]] * 3, "checking": "default", "imported": [], "graphviz": "0.21"}, found
 
 
@@ -216,12 +222,7 @@ def test_the_worker_starts_on_a_standard_library_whose_start_modules_are_compile
         kept = [name for name in pyodides.namelist() if name + "c" not in compiled]
         assert all(ours.read(name) == pyodides.read(name) for name in kept)
     assert not list(SITE.rglob("python_stdlib.zip"))
-    page.goto(base_url)
-    page.evaluate(START_WORKER, {"interrupts": True})
-    answer = page.evaluate("(p) => ask('run', p)", {"page": "/", "lab": "L01", "pieces": {}, "code": STDLIB_ORIGINS})
-    assert answer["error"] is None, answer["error"]
-    printed = "".join(item["text"] for item in answer["outputs"] if item["kind"] == "stdout")
-    found = json.loads(printed.strip().splitlines()[-1])
+    found = printed_by_a_worker(page, base_url, STDLIB_ORIGINS)
     assert found["json"].endswith(".zip/json/__init__.pyc"), found  # imported by Pyodide's own start
     assert found["calendar"].endswith(".zip/calendar.py"), found  # by nothing on the way to ready
     assert found["frame"] == [found["json"].replace("__init__.pyc", "decoder.py"), True], found
@@ -246,13 +247,7 @@ def test_the_worker_writes_every_file_of_the_stored_course_archive_byte_for_byte
         assert {info.compress_type for info in files} == {zipfile.ZIP_STORED}
         expected = {info.filename: hashlib.sha256(archive.read(info)).hexdigest() for info in files}
     assert bundle.with_name(bundle.name + ".br").stat().st_size < bundle.stat().st_size / 2
-    page.goto(base_url)
-    page.evaluate(START_WORKER, {"interrupts": True})
-    code = DIGESTS.format(folder=manifest["folder"])
-    answer = page.evaluate("(p) => ask('run', p)", {"page": "/", "lab": "L01", "pieces": {}, "code": code})
-    assert answer["error"] is None, answer["error"]
-    printed = "".join(item["text"] for item in answer["outputs"] if item["kind"] == "stdout")
-    written = json.loads(printed.strip().splitlines()[-1])
+    written = printed_by_a_worker(page, base_url, DIGESTS.format(folder=manifest["folder"]))
     assert len(expected) > 100
     assert {name: written.get(name) for name in expected} == expected
 
