@@ -300,3 +300,48 @@ def test_a_page_whose_course_data_cannot_be_fetched_says_so_and_throws_nothing(p
     assert len(asked) == 2  # tried once more before saying so
     expect(page.locator(".ember-lab[data-ready=true]")).to_have_count(0)
     # the page's own errors are none: the fixture's watch fails the test on an uncaught one
+
+
+def test_a_boot_download_the_network_drops_once_is_asked_for_again(page: Page, base_url: str) -> None:
+    asked: dict[str, int] = {}
+
+    def drop_the_first(route) -> None:
+        name = PurePosixPath(route.request.url).name
+        asked[name] = asked.get(name, 0) + 1
+        if asked[name] == 1:
+            route.abort()
+        else:
+            route.continue_()
+
+    # One file Pyodide asks for itself, one the worker reads for the course.
+    page.route("**/assets/gen/py/stdlib.zip", drop_the_first)
+    page.route("**/assets/gen/py/course-*.zip", drop_the_first)
+    page.goto(base_url + LESSON_10)
+    wait_for_lab(page)
+    assert sorted(asked.values()) == [2, 2], asked
+    expect(page.locator(".ember-python-problem")).to_have_count(0)
+
+
+def test_a_boot_download_that_keeps_failing_is_named_and_try_again_starts_python(page: Page, base_url: str) -> None:
+    refused: list[str] = []
+
+    def refuse(route) -> None:
+        refused.append(route.request.url)
+        route.abort()
+
+    wasm = "**/assets/gen/pyodide/pyodide.asm.wasm"  # Pyodide alone would wait for it for ever
+    page.route(wasm, refuse)
+    page.goto(base_url + LESSON_10)
+    problem = page.get_by_role("alert").filter(has_text="Python could not start")
+    expect(problem).to_contain_text("could not download pyodide/pyodide.asm.wasm", timeout=BOOT_MS)
+    expect(page.locator("#ember-python")).to_have_text("Python: failed to start")
+    # The lab asked for the learner's files, which started Python once more: it failed the same way.
+    lab = page.locator(".ember-lab")
+    expect(lab).to_contain_text("Could not build your module: Python could not start", timeout=BOOT_MS)
+    expect(page.locator("#ember-python")).to_have_text("Python: failed to start")
+    assert len(refused) == 4  # two starts, each asked twice
+    page.unroute(wasm)
+    problem.get_by_role("button", name="Try again").click()
+    wait_for_lab(page)
+    expect(page.locator(".ember-python-problem")).to_have_count(0)
+    # the downloads that failed threw nothing uncaught: the fixture's watch fails the test on one

@@ -165,7 +165,18 @@ export class Lab {
     } catch (error) {
       if (this.runtime.wasRestarted(error)) return this.showEditors();
       this.status.textContent = `Could not build your module: ${error.message || error}`;
+      if (this.runtime.state === "failed") this.whenReady(() => this.showEditors()); // Python starts on a later try
     }
+  }
+
+  /** Call `then` once Python is next ready. */
+  whenReady(then) {
+    const listen = ({ detail }) => {
+      if (detail.state !== "ready") return;
+      this.runtime.removeEventListener("state", listen);
+      then();
+    };
+    this.runtime.addEventListener("state", listen);
   }
 
   /** Save this lesson's gaps as the learner typed them, byte for byte. */

@@ -71,9 +71,22 @@ function showState(state, detail = {}) {
   if (detail.start) document.documentElement.dataset.pythonStart = detail.start; // "snapshot", "fresh" or "fallback"
 }
 
+/** While Python could not start, say why at the top of the page, with a button that tries again. */
+function showStartProblem(root) {
+  root?.querySelectorAll(".ember-python-problem").forEach((old) => old.remove());
+  if (!root || runtime.state !== "failed") return;
+  const again = el("button", { class: "md-button", type: "button", onclick: () => runtime.start().catch(() => null) }, "Try again");
+  root.prepend(el("div", { class: "ember-python-problem admonition warning", role: "alert" },
+    el("p", { text: `${runtime.stateDetail.error || "Python could not start"}. Your saved work is not touched; `
+      + "the next Run tries again, or press Try again." }), again));
+}
+
 function watchRuntime() {
   showState(runtime.state, runtime.stateDetail); // progress told before this page code came is shown too
-  runtime.addEventListener("state", ({ detail }) => showState(detail.state, detail));
+  runtime.addEventListener("state", ({ detail }) => {
+    showState(detail.state, detail);
+    showStartProblem(currentRoot);
+  });
   runtime.addEventListener("restarted", ({ detail }) => {
     const note = el("div", { class: "ember-toast", role: "alert", text: `${detail.reason}. Your code is safe and loads again automatically.` });
     document.body.append(note);
@@ -161,6 +174,7 @@ async function mountPage() {
     return;
   }
   currentRoot = root;
+  showStartProblem(root);
   mountStorageNotice(root);
   mountQuestions(root, data);
   mountHome(root, data);

@@ -7,6 +7,15 @@ const STOP_GRACE_MS = 1000; // how long an interrupt may take before the worker 
 const BOOT_TIMEOUT_MS = 120000;
 const SNAPSHOT_BOOT_MS = 20000; // a start from the stored snapshot takes a second or two; damaged, it may hang
 
+/** Raised to callers while Python could not start (the next request tries again). */
+export class StartFailed extends Error {
+  constructor(cause) {
+    super(`Python could not start: ${cause.message || cause}`);
+    this.name = "StartFailed";
+    this.download = cause.kind === "download"; // a file did not arrive: the network, not the page
+  }
+}
+
 /** Raised to callers whose request was cut short by a restart. */
 export class RuntimeRestarted extends Error {
   constructor(reason) {
@@ -44,9 +53,10 @@ export class Runtime extends EventTarget {
     this.dispatchEvent(new CustomEvent("state", { detail: { state, ...detail } }));
   }
 
-  /** Start the worker and boot Python; resolves when Python is ready. */
+  /** Start the worker and boot Python; resolves when Python is ready. After a failed start, starts again. */
   start() {
-    if (this.ready) return this.ready;
+    if (this.ready && this.state !== "failed") return this.ready;
+    this.worker?.terminate();
     this.setState("starting");
     // The worker starts booting from its name; the boot request below (this id) brings the shared buffers.
     this.worker = new Worker(this.workerUrl, { type: "module", name: bootName(this.nextId, this.snapshot) });
@@ -60,7 +70,7 @@ export class Runtime extends EventTarget {
       if (this.state === "starting") this.setState("starting", progress);
     };
     const boot = this.send(REQUEST.BOOT, { interruptBuffer: this.interrupts, inputBuffer: this.input, snapshot: this.snapshot }, onProgress);
-    this.ready = withTimeout(boot, BOOT_TIMEOUT_MS, "Python took too long to start").then((info) => {
+    this.ready = withTimeout(boot, BOOT_TIMEOUT_MS, "its start took more than two minutes").then((info) => {
       clearTimeout(this.snapshotWatch);
       this.bootSeconds = info.seconds;
       this.bootInfo = info;
@@ -69,7 +79,8 @@ export class Runtime extends EventTarget {
       return info;
     }, (error) => {
       clearTimeout(this.snapshotWatch);
-      if (error instanceof RuntimeRestarted || this.snapshot !== "use") throw error;
+      if (error instanceof RuntimeRestarted) throw error;
+      if (this.snapshot !== "use" || error.kind === "download") throw new StartFailed(error);
       // Whatever went wrong, one more try without the snapshot (the worker already falls back to a
       // normal start by itself; this covers a worker that could not even do that).
       this.snapshot = "drop";
@@ -124,7 +135,7 @@ export class Runtime extends EventTarget {
     });
   }
 
-  settle({ id, ok, result, error, fatal, progress, ask }) {
+  settle({ id, ok, result, error, kind, fatal, progress, ask }) {
     const waiting = this.pending.get(id);
     if (!waiting) return;
     if (progress) {
@@ -142,7 +153,7 @@ export class Runtime extends EventTarget {
       const reason = `Python crashed (${error}); this can happen with very deep recursion. Python was restarted`;
       waiting.reject(new RuntimeRestarted(reason));
       this.restart(reason);
-    } else waiting.reject(new Error(error));
+    } else waiting.reject(Object.assign(new Error(error), { kind }));
     if (!fatal && this.state === "running" && !this.hasWork()) this.setState("ready");
   }
 

@@ -2,6 +2,7 @@
 // Requests and replies follow web/src/protocol.js; Python never runs on the page's main thread.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
+import { DownloadFailed, bootDownloads, quietAboutFailedDownloads } from "./downloads.js";
 import { INPUT, REQUEST, bootFromName } from "./protocol.js";
 import { OPEN_SESSION, PREPARE_SNAPSHOT, importCourse } from "./python-start.js";
 import { dropSnapshot, readSnapshot, storedKey, writeSnapshot } from "./snapshot.js";
@@ -35,12 +36,15 @@ async function boot(snapshot, id, buffers) {
     performance.mark(`boot: ${name}`); // for bench/site.py's timelines
   };
   const tell = (progress) => self.postMessage({ id, progress: { kind: "boot", ...progress } });
-  // The manifest, the wheels and the course's Python download while Pyodide starts.
-  const manifest = fetch(new URL("manifest.json", base)).then((response) => response.json());
-  const stopMeter = meterDownloads(manifest, tell);
-  const download = (path) => fetch(new URL(path, base)).then((response) => response.arrayBuffer());
+  // The manifest, the wheels and the course's Python download while Pyodide starts. Each is awaited
+  // where it is needed; a boot that fails before that must not leave them as uncaught errors.
+  const downloads = bootDownloads(self.fetch);
+  const manifest = downloads.read(new URL("manifest.json", base).href).then((bytes) => JSON.parse(new TextDecoder().decode(bytes)));
+  const stopMeter = meterDownloads(manifest, tell, downloads.fetch);
+  const download = (path) => downloads.read(new URL(path, base).href, (url) => self.fetch(url)); // counted
   const wheels = manifest.then(({ wheels: names }) => Promise.all(names.map((name) => download(`wheels/${name}`))));
   const archive = manifest.then(({ bundle }) => download(bundle));
+  for (const promise of [manifest, wheels, archive]) promise.catch(() => null);
   const keyed = snapshot === "use" ? storedKey().catch(() => null) : null; // while the manifest comes
   const keyOf = (info) => `${info.pyodide}/${info.version}/${SNAPSHOT_FORMAT}`;
 
@@ -50,7 +54,8 @@ async function boot(snapshot, id, buffers) {
     const options = { indexURL: new URL("pyodide/", base).href, stdLibURL: new URL("py/stdlib.zip", base).href };
     if (stored) options._loadSnapshot = stored;
     if (snapshot === "make") options._makeSnapshot = true;
-    pyodide = await loadPyodide(options);
+    // A download that failed for good ends the start at once (Pyodide would wait for a wasm file for ever).
+    pyodide = await Promise.race([loadPyodide(options), downloads.failure]);
     mark("pyodide");
     stopMeter(); // Python is in: a download's last report, read late through its clone, must not follow this
     tell({ phase: "starting" });
@@ -68,7 +73,7 @@ async function boot(snapshot, id, buffers) {
     // request waits for that.
     if (snapshot === "make") await unpackWheels(pyodide);
     else {
-      await wheels.catch(() => null); // downloaded (they came alongside Pyodide's files): the meter is done
+      await wheels; // downloaded (they came alongside Pyodide's files): the meter is done
       const python = pyodide;
       wheelsIn = new Promise((resolve) => setTimeout(resolve)).then(() => unpackWheels(python)).catch(() => null);
     }
@@ -107,6 +112,7 @@ async function boot(snapshot, id, buffers) {
         await open(bytes);
         start = "snapshot";
       } catch (error) {
+        if (error instanceof DownloadFailed) throw error; // the network's fault: the snapshot is kept
         fallback = String(error && error.message ? error.message : error).split("\n")[0];
         pyodide = session = null;
         await dropSnapshot().catch(() => null);
@@ -136,7 +142,7 @@ async function boot(snapshot, id, buffers) {
  * the compiler through this thread instead of straight from the network, and a first start took about
  * 6 % longer (two sets of cold starts, taking turns, 13 rounds in all).
  */
-function meterDownloads(manifest, tell) {
+function meterDownloads(manifest, tell, fetcher) {
   const plain = self.fetch;
   const counted = new Map(); // url -> bytes so far
   let sizes = null;
@@ -164,7 +170,7 @@ function meterDownloads(manifest, tell) {
   });
   whole.observe({ type: "resource", buffered: true });
   self.fetch = async (input, init) => {
-    const response = await plain(input, init);
+    const response = await fetcher(input, init);
     const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url, base).href;
     if (response.ok && response.body && !isWasm(url)) {
       const reader = response.clone().body.getReader();
@@ -242,6 +248,8 @@ function alive() {
   }
 }
 
+quietAboutFailedDownloads();
+
 // A boot named in the worker's name starts now; its request brings the buffers and gets its answer.
 const named = bootFromName(self.name);
 let handBuffers = null;
@@ -269,6 +277,7 @@ self.onmessage = async ({ data }) => {
     self.postMessage({ id, ok: true, result });
   } catch (error) {
     const text = String(error && error.message ? error.message : error);
-    self.postMessage({ id, ok: false, error: text.split("\n").slice(-3).join("\n"), fatal: type !== REQUEST.BOOT && !alive() });
+    const kind = error instanceof DownloadFailed ? "download" : undefined; // the page does not blame its snapshot
+    self.postMessage({ id, ok: false, error: text.split("\n").slice(-3).join("\n"), kind, fatal: type !== REQUEST.BOOT && !alive() });
   }
 };
