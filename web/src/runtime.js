@@ -12,7 +12,6 @@ export class StartFailed extends Error {
   constructor(cause) {
     super(`Python could not start: ${cause.message || cause}`);
     this.name = "StartFailed";
-    this.download = cause.kind === "download"; // a file did not arrive: the network, not the page
   }
 }
 

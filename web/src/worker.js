@@ -140,7 +140,8 @@ async function boot(snapshot, id, buffers) {
  * the original (the browser's cache of compiled wasm keys on its URL); but Pyodide's wasm is counted
  * whole once its download is over (its resource timing entry). Read through a clone, its bytes went to
  * the compiler through this thread instead of straight from the network, and a first start took about
- * 6 % longer (two sets of cold starts, taking turns, 13 rounds in all).
+ * 6 % longer (two sets of cold starts, taking turns, 13 rounds in all). `fetcher` makes the requests
+ * (the boot's fetch, which asks once more for one the network dropped).
  */
 function meterDownloads(manifest, tell, fetcher) {
   const plain = self.fetch;
