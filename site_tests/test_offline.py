@@ -254,3 +254,27 @@ def test_the_python_badge_tells_downloading_then_starting_then_ready(page: Page,
     assert float(first[2]) < float(first[4]) and 5 < float(first[4]) < 30, downloads
     after = seen[seen.index(downloads[-1]) + 1:]
     assert after[:2] == ["Python: starting…", "Python: ready"], seen  # downloaded, then starting, then ready
+
+
+def test_the_snapshots_worker_losing_its_downloads_throws_nothing_and_the_course_is_still_saved(
+        offline_context: BrowserContext, watch: Watch, server: Server) -> None:
+    page = learner_page(offline_context, watch)
+    open_page(page, server.url + LESSON_10)
+    wait_for_lab(page)
+    # Once Python has been idle a moment, a worker of its own boots to store the snapshot (before the service
+    # worker is registered): from now on the course's files never come to it, as when a host goes away.
+    refused: list[str] = []
+
+    def refuse(route) -> None:
+        refused.append(route.request.url)
+        route.abort()
+
+    page.route("**/assets/gen/py/course-*.zip", refuse)
+    deadline = time.monotonic() + SAVED_MS / 1000
+    while len(refused) < 2 and time.monotonic() < deadline:
+        page.wait_for_timeout(200)
+    assert len(refused) == 2, refused  # asked once more, then given up
+    wait_saved(page)  # the service worker's save goes on without the snapshot
+    assert page.evaluate("localStorage.getItem('ember:snapshot')") is None  # none was stored
+    run_print(page)  # and the page's own Python never noticed
+    # the downloads that failed threw nothing uncaught: the fixture's watch fails the test on one
