@@ -345,3 +345,15 @@ def test_a_boot_download_that_keeps_failing_is_named_and_try_again_starts_python
     wait_for_lab(page)
     expect(page.locator(".ember-python-problem")).to_have_count(0)
     # the downloads that failed threw nothing uncaught: the fixture's watch fails the test on one
+
+
+def test_a_damaged_wasm_file_ends_the_start_at_once_and_is_named(page: Page, base_url: str) -> None:
+    wasm = (SITE / "assets/gen/pyodide/pyodide.asm.wasm").read_bytes()
+    half = wasm[: len(wasm) // 2]  # as a download that broke off would leave it
+    page.route("**/assets/gen/pyodide/pyodide.asm.wasm",
+               lambda route: route.fulfill(status=200, body=half, content_type="application/wasm"))
+    page.goto(base_url + LESSON_10)
+    # Pyodide alone only warns and waits; the page's limit for a start would have ended it after two minutes.
+    problem = page.get_by_role("alert").filter(has_text="Python could not start")
+    expect(problem).to_contain_text("could not download pyodide/pyodide.asm.wasm (", timeout=BOOT_MS)
+    expect(page.locator("#ember-python")).to_have_text("Python: failed to start")

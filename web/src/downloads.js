@@ -6,7 +6,7 @@ const RETRY_MS = 500;
 /** A file the boot needs did not arrive, even on a second try. */
 export class DownloadFailed extends Error {
   constructor(url, cause) {
-    const path = new URL(url).pathname.split("/assets/gen/").pop();
+    const path = String(url).split("/assets/gen/").pop();
     super(`could not download ${path} (${cause && cause.message ? cause.message : cause})`);
     this.name = "DownloadFailed";
   }
@@ -20,7 +20,7 @@ const dropped = (error) => error instanceof TypeError || (error && error.name ==
  * the network dropped; `read(url, fetcher)` downloads a file whole through `fetcher` (this fetch unless
  * told), trying once more if its body broke off; an answer that is not OK fails it. A download that
  * fails raises DownloadFailed, and `failure` (a promise that only ever rejects) rejects with it at once:
- * a boot races Pyodide's start against it.
+ * a boot races Pyodide's start against it (and against its wasm's compilation: `watchWasm`).
  */
 export function bootDownloads(plain) {
   let fail = null;
@@ -61,7 +61,21 @@ export function bootDownloads(plain) {
     }
   }
 
-  return { fetch, read, failure };
+  /**
+   * Pyodide only warns when its wasm file does not compile (a body that broke off, a damaged copy) and
+   * then waits for ever: while the boot lasts, such a failure fails the boot too. Answers the undoing.
+   */
+  function watchWasm() {
+    const original = WebAssembly.instantiateStreaming;
+    WebAssembly.instantiateStreaming = (source, imports) => {
+      const instantiating = original.call(WebAssembly, source, imports);
+      Promise.resolve(source).then((response) => instantiating.catch((error) => failed(response.url || "pyodide/pyodide.asm.wasm", error)), () => null);
+      return instantiating;
+    };
+    return () => { WebAssembly.instantiateStreaming = original; };
+  }
+
+  return { fetch, read, failure, watchWasm };
 }
 
 /**
