@@ -355,5 +355,15 @@ def test_a_damaged_wasm_file_ends_the_start_at_once_and_is_named(page: Page, bas
     page.goto(base_url + LESSON_10)
     # Pyodide alone only warns and waits; the page's limit for a start would have ended it after two minutes.
     problem = page.get_by_role("alert").filter(has_text="Python could not start")
-    expect(problem).to_contain_text("could not download pyodide/pyodide.asm.wasm (", timeout=BOOT_MS)
+    expect(problem).to_contain_text("could not compile pyodide/pyodide.asm.wasm (", timeout=BOOT_MS)
     expect(page.locator("#ember-python")).to_have_text("Python: failed to start")
+
+
+def test_a_host_that_sends_the_wasm_file_with_another_type_is_told_which(page: Page, base_url: str) -> None:
+    wasm = (SITE / "assets/gen/pyodide/pyodide.asm.wasm").read_bytes()
+    page.route("**/assets/gen/pyodide/pyodide.asm.wasm",
+               lambda route: route.fulfill(status=200, body=wasm, content_type="application/octet-stream"))
+    page.goto(base_url + LESSON_10)
+    problem = page.get_by_role("alert").filter(has_text="Python could not start")
+    expect(problem).to_contain_text("could not compile pyodide/pyodide.asm.wasm (", timeout=BOOT_MS)
+    expect(problem).to_contain_text("Expected 'application/wasm'")  # what a teacher hosting the course must fix

@@ -3,11 +3,11 @@
 
 const RETRY_MS = 500;
 
-/** A file the boot needs did not arrive, even on a second try. */
+/** A file the boot needs did not arrive, even on a second try (or, for the wasm file, did not compile). */
 export class DownloadFailed extends Error {
-  constructor(url, cause) {
+  constructor(url, cause, failing = "could not download") {
     const path = String(url).split("/assets/gen/").pop();
-    super(`could not download ${path} (${cause && cause.message ? cause.message : cause})`);
+    super(`${failing} ${path} (${cause && cause.message ? cause.message : cause})`);
     this.name = "DownloadFailed";
   }
 }
@@ -26,8 +26,8 @@ export function bootDownloads(plain) {
   let fail = null;
   const failure = new Promise((_, reject) => { fail = reject; });
   failure.catch(() => null); // a boot that did not get as far as waiting for it is not an uncaught error
-  const failed = (url, error) => {
-    const reason = error instanceof DownloadFailed ? error : new DownloadFailed(url, error);
+  const failed = (url, error, failing = undefined) => {
+    const reason = error instanceof DownloadFailed ? error : new DownloadFailed(url, error, failing);
     fail(reason);
     return reason;
   };
@@ -62,14 +62,15 @@ export function bootDownloads(plain) {
   }
 
   /**
-   * Pyodide only warns when its wasm file does not compile (a body that broke off, a damaged copy) and
-   * then waits for ever: while the boot lasts, such a failure fails the boot too. Answers the undoing.
+   * Pyodide only warns when its wasm file does not compile (a body that broke off, a damaged copy, a host
+   * that sends it with another type than application/wasm) and then waits for ever: while the boot lasts,
+   * such a failure fails the boot too. Answers the undoing.
    */
   function watchWasm() {
     const original = WebAssembly.instantiateStreaming;
     WebAssembly.instantiateStreaming = (source, imports) => {
       const instantiating = original.call(WebAssembly, source, imports);
-      Promise.resolve(source).then((response) => instantiating.catch((error) => failed(response.url || "pyodide/pyodide.asm.wasm", error)), () => null);
+      Promise.resolve(source).then((response) => instantiating.catch((error) => failed(response.url || "pyodide/pyodide.asm.wasm", error, "could not compile")), () => null);
       return instantiating;
     };
     return () => { WebAssembly.instantiateStreaming = original; };
