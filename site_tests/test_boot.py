@@ -367,3 +367,17 @@ def test_a_host_that_sends_the_wasm_file_with_another_type_is_told_which(page: P
     problem = page.get_by_role("alert").filter(has_text="Python could not start")
     expect(problem).to_contain_text("could not compile pyodide/pyodide.asm.wasm (", timeout=BOOT_MS)
     expect(problem).to_contain_text("Expected 'application/wasm'")  # what a teacher hosting the course must fix
+
+
+@pytest.mark.parametrize("missing", ["pyodide/pyodide.asm.mjs", "py/stdlib.zip"])
+def test_a_file_the_host_does_not_have_ends_the_start_and_is_named(page: Page, base_url: str, watch: Watch,
+                                                                     missing: str) -> None:
+    # Pyodide alone waited for ever on the first and stopped with "exit(1)" and an uncaught error on the second.
+    page.route(f"**/assets/gen/{missing}", lambda route: route.fulfill(status=404, body="Not Found"))
+    page.goto(base_url + LESSON_10)
+    problem = page.get_by_role("alert").filter(has_text="Python could not start")
+    expect(problem).to_contain_text(f"could not download {missing} (HTTP 404)", timeout=BOOT_MS)
+    lab = page.locator(".ember-lab")
+    expect(lab).to_contain_text(f"Could not build your module: Python could not start: could not download {missing}")
+    assert {url.split("/assets/gen/")[-1] for url in watch.missing} == {missing}
+    watch.missing.clear()  # the 404s this test made; any uncaught error still fails it

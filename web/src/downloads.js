@@ -2,6 +2,7 @@
 // the boot at once with the file's name (Pyodide itself would wait for ever on a wasm file that never came).
 
 const RETRY_MS = 500;
+let anyFailed = false; // in this worker: its boot has failed, and what breaks in Pyodide after that follows
 
 /** A file the boot needs did not arrive, even on a second try (or, for the wasm file, did not compile). */
 export class DownloadFailed extends Error {
@@ -17,10 +18,10 @@ const dropped = (error) => error instanceof TypeError || (error && error.name ==
 
 /**
  * The boot's downloads. `fetch(input, init)` is `plain` (the global fetch) with one more try for a request
- * the network dropped; `read(url, fetcher)` downloads a file whole through `fetcher` (this fetch unless
+ * the network dropped, and an answer that is not OK fails the boot; `read(url, fetcher)` downloads a file whole through `fetcher` (this fetch unless
  * told), trying once more if its body broke off; an answer that is not OK fails it. A download that
  * fails raises DownloadFailed, and `failure` (a promise that only ever rejects) rejects with it at once:
- * a boot races Pyodide's start against it (and against its wasm's compilation: `watchWasm`).
+ * a boot races Pyodide's start against it (`watch` adds what only Pyodide sees).
  */
 export function bootDownloads(plain) {
   let fail = null;
@@ -28,6 +29,7 @@ export function bootDownloads(plain) {
   failure.catch(() => null); // a boot that did not get as far as waiting for it is not an uncaught error
   const failed = (url, error, failing = undefined) => {
     const reason = error instanceof DownloadFailed ? error : new DownloadFailed(url, error, failing);
+    anyFailed = true;
     fail(reason);
     return reason;
   };
@@ -35,17 +37,23 @@ export function bootDownloads(plain) {
   const pause = () => new Promise((resolve) => setTimeout(resolve, RETRY_MS));
 
   async function fetch(input, init) {
+    let response = null;
     try {
-      return await plain(input, init);
+      response = await plain(input, init);
     } catch (error) {
       if (!dropped(error)) throw error;
     }
-    await pause();
-    try {
-      return await plain(input, init);
-    } catch (error) {
-      throw failed(urlOf(input), error);
+    if (!response) {
+      await pause();
+      try {
+        response = await plain(input, init);
+      } catch (error) {
+        throw failed(urlOf(input), error);
+      }
     }
+    // An error answer fails the boot before Pyodide reads it (it would not say which file, or why).
+    if (!response.ok) failed(urlOf(input), new Error(`HTTP ${response.status}`));
+    return response;
   }
 
   async function read(url, fetcher = fetch) {
@@ -62,29 +70,50 @@ export function bootDownloads(plain) {
   }
 
   /**
-   * Pyodide only warns when its wasm file does not compile (a body that broke off, a damaged copy, a host
-   * that sends it with another type than application/wasm) and then waits for ever: while the boot lasts,
-   * such a failure fails the boot too. Answers the undoing.
+   * While the boot lasts, fail it too where Pyodide would not, or not clearly: a file of its own that the
+   * host answers with an error (a module it imports, the standard library: Pyodide waits for ever or
+   * stops with "exit(1)"), and a wasm file that does not compile (a body that broke off, a damaged
+   * copy, a host that sends it with another type than application/wasm: Pyodide only warns, and waits).
+   * Answers the undoing.
    */
-  function watchWasm() {
+  function watch() {
+    const answers = new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        if (entry.responseStatus >= 400) failed(entry.name, new Error(`HTTP ${entry.responseStatus}`));
+      }
+    });
+    answers.observe({ type: "resource" });
     const original = WebAssembly.instantiateStreaming;
     WebAssembly.instantiateStreaming = (source, imports) => {
       const instantiating = original.call(WebAssembly, source, imports);
-      Promise.resolve(source).then((response) => instantiating.catch((error) => failed(response.url || "pyodide/pyodide.asm.wasm", error, "could not compile")), () => null);
+      const compiled = (response) => instantiating.catch((error) => {
+        if (!response.ok) return; // told by its answer's status
+        failed(response.url || "pyodide/pyodide.asm.wasm", error, "could not compile");
+      });
+      Promise.resolve(source).then(compiled, () => null);
       return instantiating;
     };
-    return () => { WebAssembly.instantiateStreaming = original; };
+    return () => {
+      answers.disconnect();
+      WebAssembly.instantiateStreaming = original;
+    };
   }
 
-  return { fetch, read, failure, watchWasm };
+  return { fetch, read, failure, watch };
 }
 
 /**
  * Keep a failed download, already told through the boot's answer, from also showing as an uncaught
- * error: Pyodide starts some of its downloads before it waits for them and leaves the rest unwatched.
+ * error, and so what breaks in Pyodide because of it (its own downloads it started before waiting for
+ * them, the standard library it could not read, a lock file that is not JSON): the page starts a new
+ * worker on its next try.
  */
 export function quietAboutFailedDownloads() {
+  const quiet = (reason) => reason instanceof DownloadFailed || anyFailed;
   self.addEventListener("unhandledrejection", (event) => {
-    if (event.reason instanceof DownloadFailed) event.preventDefault();
+    if (quiet(event.reason)) event.preventDefault();
+  });
+  self.addEventListener("error", (event) => {
+    if (quiet(event.error)) event.preventDefault();
   });
 }

@@ -41,7 +41,7 @@ async function boot(snapshot, id, buffers) {
   const downloads = bootDownloads(self.fetch);
   const manifest = downloads.read(new URL("manifest.json", base).href).then((bytes) => JSON.parse(new TextDecoder().decode(bytes)));
   const stopMeter = meterDownloads(manifest, tell, downloads.fetch);
-  const unwatchWasm = downloads.watchWasm();
+  const unwatch = downloads.watch();
   const download = (path) => downloads.read(new URL(path, base).href, (url) => self.fetch(url)); // counted
   const wheels = manifest.then(({ wheels: names }) => Promise.all(names.map((name) => download(`wheels/${name}`))));
   const archive = manifest.then(({ bundle }) => download(bundle));
@@ -129,7 +129,7 @@ async function boot(snapshot, id, buffers) {
     }
   } finally {
     stopMeter();
-    unwatchWasm();
+    unwatch();
   }
   const { version } = await manifest;
   return { seconds: (performance.now() - started) / 1000, phases, version, python: pyodide.version,
