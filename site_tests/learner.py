@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from playwright.sync_api import BrowserContext, Locator, Page, Route, expect
@@ -73,6 +73,15 @@ def held(context: BrowserContext, pattern: str) -> Iterator[None]:
         context.unroute(pattern, hold)
         for route in waiting:
             route.fallback()
+
+
+def refusing(asked: list[str]) -> Callable[[Route], None]:
+    """A route handler that drops every request it gets, as a network that lost them, noting each URL in ``asked``."""
+    def refuse(route: Route) -> None:
+        asked.append(route.request.url)
+        route.abort()
+
+    return refuse
 
 
 def open_page(page: Page, url: str) -> None:

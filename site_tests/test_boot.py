@@ -11,10 +11,10 @@ import zipfile
 from pathlib import PurePosixPath
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from .conftest import LESSON_10, SITE, Watch
-from .learner import BOOT_MS, START_WORKER, wait_for_lab
+from .learner import BOOT_MS, START_WORKER, refusing, wait_for_lab
 
 # Each Worker the page creates, with how many style sheets the document had by then.
 RECORD_WORKERS = """
@@ -35,6 +35,8 @@ new MutationObserver(() => {
 }).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-python"] });
 """
 SEARCH_INDEX = "performance.getEntriesByType('resource').find((e) => e.name.endsWith('/search/search_index.json'))"
+WASM = "**/assets/gen/pyodide/pyodide.asm.wasm"  # the route of Pyodide's wasm file, as the page's worker asks for it
+WASM_FILE = SITE / "assets/gen/pyodide/pyodide.asm.wasm"
 
 
 # Run in the page's worker right after its start: the bytecode that the imports used, and what they left out.
@@ -53,6 +55,11 @@ import graphviz  # its wheel is unpacked after the boot's answer, before this fi
 print(json.dumps({"headers": [header(m) for m in (hx.trace, labs.course, labs.session)],
                   "checking": _imp.check_hash_based_pycs, "imported": imported, "graphviz": graphviz.__version__}))
 """
+
+
+def start_problem(page: Page) -> Locator:
+    """The alert at the top of a page whose Python could not start."""
+    return page.get_by_role("alert").filter(has_text="Python could not start")
 
 
 def test_a_lesson_page_creates_its_worker_before_reading_any_style_sheet(page: Page, base_url: str) -> None:
@@ -287,12 +294,7 @@ def test_a_learner_who_reaches_for_search_while_python_starts_gets_the_index_at_
 
 def test_a_page_whose_course_data_cannot_be_fetched_says_so_and_throws_nothing(page: Page, base_url: str) -> None:
     asked: list[str] = []
-
-    def refuse(route) -> None:
-        asked.append(route.request.url)
-        route.abort()
-
-    page.route("**/assets/gen/course.json", refuse)
+    page.route("**/assets/gen/course.json", refusing(asked))
     page.goto(base_url + LESSON_10)
     problem = page.get_by_role("alert").filter(has_text="could not load the course's data")
     expect(problem).to_be_visible(timeout=BOOT_MS)
@@ -324,15 +326,9 @@ def test_a_boot_download_the_network_drops_once_is_asked_for_again(page: Page, b
 
 def test_a_boot_download_that_keeps_failing_is_named_and_try_again_starts_python(page: Page, base_url: str) -> None:
     refused: list[str] = []
-
-    def refuse(route) -> None:
-        refused.append(route.request.url)
-        route.abort()
-
-    wasm = "**/assets/gen/pyodide/pyodide.asm.wasm"  # Pyodide alone would wait for it for ever
-    page.route(wasm, refuse)
+    page.route(WASM, refusing(refused))  # Pyodide alone would wait for it for ever
     page.goto(base_url + LESSON_10)
-    problem = page.get_by_role("alert").filter(has_text="Python could not start")
+    problem = start_problem(page)
     expect(problem).to_contain_text("could not download pyodide/pyodide.asm.wasm", timeout=BOOT_MS)
     expect(page.locator("#ember-python")).to_have_text("Python: failed to start")
     # The lab asked for the learner's files, which started Python once more: it failed the same way.
@@ -340,7 +336,7 @@ def test_a_boot_download_that_keeps_failing_is_named_and_try_again_starts_python
     expect(lab).to_contain_text("Could not build your module: Python could not start", timeout=BOOT_MS)
     expect(page.locator("#ember-python")).to_have_text("Python: failed to start")
     assert len(refused) == 4  # two starts, each asked twice
-    page.unroute(wasm)
+    page.unroute(WASM)
     problem.get_by_role("button", name="Try again").click()
     wait_for_lab(page)
     expect(page.locator(".ember-python-problem")).to_have_count(0)
@@ -348,23 +344,21 @@ def test_a_boot_download_that_keeps_failing_is_named_and_try_again_starts_python
 
 
 def test_a_damaged_wasm_file_ends_the_start_at_once_and_is_named(page: Page, base_url: str) -> None:
-    wasm = (SITE / "assets/gen/pyodide/pyodide.asm.wasm").read_bytes()
+    wasm = WASM_FILE.read_bytes()
     half = wasm[: len(wasm) // 2]  # as a download that broke off would leave it
-    page.route("**/assets/gen/pyodide/pyodide.asm.wasm",
-               lambda route: route.fulfill(status=200, body=half, content_type="application/wasm"))
+    page.route(WASM, lambda route: route.fulfill(status=200, body=half, content_type="application/wasm"))
     page.goto(base_url + LESSON_10)
     # Pyodide alone only warns and waits; the page's limit for a start would have ended it after two minutes.
-    problem = page.get_by_role("alert").filter(has_text="Python could not start")
+    problem = start_problem(page)
     expect(problem).to_contain_text("could not compile pyodide/pyodide.asm.wasm (", timeout=BOOT_MS)
     expect(page.locator("#ember-python")).to_have_text("Python: failed to start")
 
 
 def test_a_host_that_sends_the_wasm_file_with_another_type_is_told_which(page: Page, base_url: str) -> None:
-    wasm = (SITE / "assets/gen/pyodide/pyodide.asm.wasm").read_bytes()
-    page.route("**/assets/gen/pyodide/pyodide.asm.wasm",
-               lambda route: route.fulfill(status=200, body=wasm, content_type="application/octet-stream"))
+    wasm = WASM_FILE.read_bytes()
+    page.route(WASM, lambda route: route.fulfill(status=200, body=wasm, content_type="application/octet-stream"))
     page.goto(base_url + LESSON_10)
-    problem = page.get_by_role("alert").filter(has_text="Python could not start")
+    problem = start_problem(page)
     expect(problem).to_contain_text("could not compile pyodide/pyodide.asm.wasm (", timeout=BOOT_MS)
     expect(problem).to_contain_text("Expected 'application/wasm'")  # what a teacher hosting the course must fix
 
@@ -375,7 +369,7 @@ def test_a_file_the_host_does_not_have_ends_the_start_and_is_named(page: Page, b
     # Pyodide alone waited for ever on the first and stopped with "exit(1)" and an uncaught error on the second.
     page.route(f"**/assets/gen/{missing}", lambda route: route.fulfill(status=404, body="Not Found"))
     page.goto(base_url + LESSON_10)
-    problem = page.get_by_role("alert").filter(has_text="Python could not start")
+    problem = start_problem(page)
     expect(problem).to_contain_text(f"could not download {missing} (HTTP 404)", timeout=BOOT_MS)
     lab = page.locator(".ember-lab")
     expect(lab).to_contain_text(f"Could not build your module: Python could not start: could not download {missing}")

@@ -19,6 +19,7 @@ from .learner import (
     cell,
     held,
     open_page,
+    refusing,
     replace_cell_code,
     run_cell,
     run_checks,
@@ -264,12 +265,7 @@ def test_the_snapshots_worker_losing_its_downloads_throws_nothing_and_the_course
     # Once Python has been idle a moment, a worker of its own boots to store the snapshot (before the service
     # worker is registered): from now on the course's files never come to it, as when a host goes away.
     refused: list[str] = []
-
-    def refuse(route) -> None:
-        refused.append(route.request.url)
-        route.abort()
-
-    page.route("**/assets/gen/py/course-*.zip", refuse)
+    page.route("**/assets/gen/py/course-*.zip", refusing(refused))
     deadline = time.monotonic() + SAVED_MS / 1000
     while len(refused) < 2 and time.monotonic() < deadline:
         page.wait_for_timeout(200)

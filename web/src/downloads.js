@@ -13,15 +13,20 @@ export class DownloadFailed extends Error {
   }
 }
 
+/** The absolute URL a fetch's first argument (a string, a URL or a Request) stands for. */
+export const urlOf = (input, base = self.location.href) =>
+  new URL(typeof input === "string" || input instanceof URL ? input : input.url, base).href;
+
 /** A network failure (not an answer from the host, which a second try would not change). */
 const dropped = (error) => error instanceof TypeError || (error && error.name === "NetworkError");
 
 /**
  * The boot's downloads. `fetch(input, init)` is `plain` (the global fetch) with one more try for a request
- * the network dropped, and an answer that is not OK fails the boot; `read(url, fetcher)` downloads a file whole through `fetcher` (this fetch unless
- * told), trying once more if its body broke off; an answer that is not OK fails it. A download that
- * fails raises DownloadFailed, and `failure` (a promise that only ever rejects) rejects with it at once:
- * a boot races Pyodide's start against it (`watch` adds what only Pyodide sees).
+ * the network dropped; an answer that is not OK fails the boot. `read(url, fetcher)` downloads a file whole
+ * through `fetcher` (this fetch unless told), trying once more if its body broke off, and throws on an
+ * answer that is not OK. A download that fails raises DownloadFailed, and `failure` (a promise that only
+ * ever rejects) rejects with it at once: a boot races Pyodide's start against it (`watch` adds what only
+ * Pyodide sees).
  */
 export function bootDownloads(plain) {
   let fail = null;
@@ -33,7 +38,6 @@ export function bootDownloads(plain) {
     fail(reason);
     return reason;
   };
-  const urlOf = (input) => new URL(typeof input === "string" || input instanceof URL ? input : input.url, self.location.href).href;
   const pause = () => new Promise((resolve) => setTimeout(resolve, RETRY_MS));
 
   async function fetch(input, init) {

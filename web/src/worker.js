@@ -2,7 +2,7 @@
 // Requests and replies follow web/src/protocol.js; Python never runs on the page's main thread.
 import { loadPyodide } from "./pyodide/pyodide.mjs";
 
-import { DownloadFailed, bootDownloads, quietAboutFailedDownloads } from "./downloads.js";
+import { DownloadFailed, bootDownloads, quietAboutFailedDownloads, urlOf } from "./downloads.js";
 import { INPUT, REQUEST, bootFromName } from "./protocol.js";
 import { OPEN_SESSION, PREPARE_SNAPSHOT, importCourse } from "./python-start.js";
 import { dropSnapshot, readSnapshot, storedKey, writeSnapshot } from "./snapshot.js";
@@ -174,7 +174,7 @@ function meterDownloads(manifest, tell, fetcher) {
   whole.observe({ type: "resource", buffered: true });
   self.fetch = async (input, init) => {
     const response = await fetcher(input, init);
-    const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url, base).href;
+    const url = urlOf(input, base);
     if (response.ok && response.body && !isWasm(url)) {
       const reader = response.clone().body.getReader();
       (async () => {
