@@ -1,0 +1,149 @@
+"""How a learner's rule's work grows with its input, counted, never timed.
+
+Part III's rules should cost a fixed amount per number: a training step runs them over 65,536
+weights. A rule with the right numbers can still scan a whole list once per number (an
+``unbroadcast`` that sums the gradient again for every output, a ``rows()`` that builds its data
+by ``data = data + row``), and that freezes a training without changing a single result.
+
+The checks hand the learner's code lists that count what is read from them (:class:`Tally`):
+every item, every number of a slice, every number an iteration passes, both sides of a ``+``.
+A rule is run on a small input and on one ``GROWTH`` times larger; the counts of a rule whose
+cost grows with the square of its input grow about ``GROWTH`` times faster than a linear one's.
+The count is the same on every machine, in the terminal and in the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any, SupportsIndex
+
+GROWTH = 8  # the larger input holds this many times the numbers of the smaller one
+QUADRATIC = 3.0  # reads growing more than this many times GROWTH are judged to grow with the square
+
+
+class Work:
+    """A running count of the numbers read from the lists one measurement handed out."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+
+class Tally(list):  # type: ignore[type-arg]  # holds whatever the measured code stores
+    """A list that adds to its :class:`Work` every number read from it; its slices and sums count too."""
+
+    def __init__(self, items: Iterable[Any], work: Work) -> None:
+        super().__init__(items)
+        self.work = work
+
+    def _counted(self, items: Iterable[Any]) -> Tally:
+        return Tally(items, self.work)
+
+    def __getitem__(self, index: SupportsIndex | slice) -> Any:  # type: ignore[override]
+        got = super().__getitem__(index)
+        if isinstance(index, slice):
+            self.work.reads += len(got)
+            return self._counted(got)
+        self.work.reads += 1
+        return got
+
+    def __iter__(self) -> Iterator[Any]:
+        work = self.work
+        for item in super().__iter__():
+            work.reads += 1
+            yield item
+
+    def __reversed__(self) -> Iterator[Any]:
+        work = self.work
+        for item in super().__reversed__():
+            work.reads += 1
+            yield item
+
+    def __add__(self, other: Any) -> Any:  # type: ignore[override]
+        if not isinstance(other, list):
+            return NotImplemented
+        self.work.reads += len(self) + len(other)
+        return self._counted([*list.__iter__(self), *list.__iter__(other)])
+
+    def __radd__(self, other: Any) -> Any:
+        if not isinstance(other, list):
+            return NotImplemented
+        self.work.reads += len(self) + len(other)
+        return self._counted([*list.__iter__(other), *list.__iter__(self)])
+
+    def __iadd__(self, other: Any) -> Tally:  # type: ignore[override]
+        items = plain(other)
+        self.work.reads += len(items)
+        list.extend(self, items)
+        return self
+
+    def __contains__(self, item: object) -> bool:
+        self.work.reads += len(self)
+        return super().__contains__(item)
+
+    def index(self, *args: Any) -> int:
+        self.work.reads += len(self)
+        return super().index(*args)
+
+    def count(self, item: Any) -> int:
+        self.work.reads += len(self)
+        return super().count(item)
+
+    def copy(self) -> Tally:
+        self.work.reads += len(self)
+        return self._counted(super().__iter__())
+
+
+def plain(items: Iterable[Any]) -> list[Any]:
+    """A Tally (or any list) as a plain list, without counting the reads."""
+    return list(list.__iter__(items)) if isinstance(items, list) else list(items)
+
+
+def reads(run: Callable[[Work], object]) -> int:
+    """How many numbers ``run`` read from the Tally lists it made with the Work it is handed."""
+    work = Work()
+    run(work)
+    return work.reads
+
+
+def grows_with_the_square(small: int, large: int, growth: int = GROWTH) -> bool:
+    """Whether reads of ``small`` and then ``large`` (an input ``growth`` times larger) grow faster than linear
+    work can: more than ``QUADRATIC`` times ``growth``, where a quadratic rule's grow about ``growth`` squared."""
+    return large > QUADRATIC * growth * max(small, 1)
+
+
+def growth_text(small: int, large: int, growth: int = GROWTH) -> str:
+    """What a message says of two counts: 'read 1,200 numbers, then 76,800 on 8 times the input (64×)'."""
+    ratio = large / max(small, 1)
+    return f"read {small:,} numbers, then {large:,} on an input {growth} times larger ({ratio:.0f}×)"
+
+
+def tallied(tensor: Any, work: Work) -> Any:
+    """A learner Tensor whose ``.data`` and ``.grad`` now count what is read from them; the tensor itself."""
+    tensor.data = Tally(plain(tensor.data), work)
+    tensor.grad = Tally(plain(tensor.grad), work)
+    return tensor
+
+
+@contextmanager
+def counted_results(module: Any, names: Iterable[str], work: Work) -> Iterator[None]:
+    """Inside the block, the list each named function of ``module`` returns counts what is read from it.
+
+    For the course's own helpers (``broadcast_index``, ``expand``) that a learner's rule reads through:
+    a rule that scans their result once per number is found as if it scanned its own lists.
+    """
+    kept = {name: getattr(module, name) for name in names if callable(getattr(module, name, None))}
+
+    def counting(function: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            got = function(*args, **kwargs)
+            return Tally(plain(got), work) if isinstance(got, list) else got
+        return wrapped
+
+    for name, function in kept.items():
+        setattr(module, name, counting(function))
+    try:
+        yield
+    finally:
+        for name, function in kept.items():
+            setattr(module, name, function)
