@@ -174,12 +174,14 @@ class Tensor:
         return self.data[0]
 
     # --- gap L14.unary ---
-    def unary(self, op: str, f: Callable[[float], float], slope: Callable[[float, float], float]) -> Tensor:
-        """f applied to every number; ``slope(x, y)`` is f's derivative at x, where y = f(x)."""
+    def unary(self, op: str, f: Callable[[float], float],
+              slope: Callable[[float, float], float]) -> Tensor:
+        """f applied to every number; ``slope(x, y)`` is f's derivative at x, y = f(x)."""
         data = [f(x) for x in self.data]
 
         def rule(out: Tensor) -> Grads:
-            return ([g * slope(x, y) for g, x, y in zip(out.grad, self.data, out.data)],)
+            xs, ys = self.data, out.data
+            return ([g * slope(x, y) for g, x, y in zip(out.grad, xs, ys)],)
         return Tensor.made(data, self.shape, (self,), op, rule)
     # --- end gap ---
 
@@ -308,16 +310,17 @@ class Tensor:
         if len(self.shape) != 2:
             raise ValueError(f"rows() needs a 2-D tensor; this one has shape {self.shape}")
         n, m = self.shape
-        picked = list(indices)
-        for i in picked:
+        picked = []  # a new list: the caller's indices stay as they were
+        for i in indices:
             if not -n <= i < n:
                 raise IndexError(f"row {i} of a tensor with {n} rows")
+            picked.append(i % n)  # a negative index counts from the end, as in a list
         data = [x for i in picked for x in self.data[i * m:(i + 1) * m]]
 
         def rule(out: Tensor) -> Grads:
             grad = [0.0] * len(self.data)
             for r, i in enumerate(picked):
-                start = (i % n) * m
+                start = i * m
                 for j in range(m):
                     grad[start + j] += out.grad[r * m + j]
             return (grad,)
@@ -359,11 +362,12 @@ class Tensor:
     def backward(self) -> None:
         """Send gradients from this one-number output back to every tensor it was made from."""
         if len(self.data) != 1:
-            raise ValueError(f"backward() starts from a tensor with one number; this one has shape {self.shape}")
+            raise ValueError("backward() starts from a tensor with one number; "
+                             f"this one has shape {self.shape}")
         order = toposort(self, lambda t: t._parents)
         for node in order:
-            if node._parents:
-                node.grad = [0.0] * len(node.data)  # results start fresh each pass; leaves keep adding up
+            if node._parents:  # results start fresh each pass; leaves keep adding up
+                node.grad = [0.0] * len(node.data)
         self.grad = [1.0]
         for node in order:
             if node._backward is None:
@@ -375,10 +379,11 @@ class Tensor:
 
 
 def check_grad(node: Tensor, parent: Tensor, grad: list[float]) -> None:
-    """Refuse a backward rule's gradient whose length does not match the parent it is meant for."""
+    """Refuse a rule's gradient whose length does not match the parent it is meant for."""
     if len(grad) != len(parent.data):
         raise ValueError(
-            f"the backward rule of '{node._op}' (output shape {node.shape}) gave {len(grad)} numbers "
-            f"for a parent of shape {parent.shape}, which holds {len(parent.data)}: "
+            f"the backward rule of '{node._op}' (output shape {node.shape}) "
+            f"gave {len(grad)} numbers for a parent of shape {parent.shape}, "
+            f"which holds {len(parent.data)}: "
             "a gradient has the shape of the tensor it belongs to"
         )
