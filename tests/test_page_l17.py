@@ -77,18 +77,46 @@ def test_the_pages_words_match_what_its_cells_print_and_draw() -> None:
     printed = text_of(outputs[4])
     assert "target 1: loss 1.74131" in printed and "without the shift: 1.74131" in printed
     # cell 6: tensor nodes stay put while Value nodes grow with n·v (the node_count question)
-    rows = tables(outputs[5])[0]["rows"]
+    nodes, times = tables(outputs[5])
+    rows = nodes["rows"]
     assert len({row[2] for row in rows}) == 1 and [int(row[1]) for row in rows] == [108, 864, 6912]
     value_nodes = [int(row[3]) for row in rows]
     assert value_nodes == sorted(value_nodes) and value_nodes[-1] > 100 * int(rows[-1][2])
+    assert [row[0] for row in times["rows"]] == [row[0] for row in rows]
     # cells 7 and 8: the fused graph has 2 nodes, the spelled-out one the count of cell 2, same numbers
-    ((_, fused_value, fused_nodes, _), (_, spelled_value, spelled_nodes, _)) = tables(outputs[6])[0]["rows"]
+    ((_, fused_nodes, fused_value), (_, spelled_nodes, spelled_value)) = tables(outputs[6])[0]["rows"]
     assert (fused_nodes, spelled_nodes) == ("2", "11") and fused_value == spelled_value
     assert "nodes: 11" in text_of(outputs[1])
-    assert all(row[1:3] == ["11", "2"] for row in tables(outputs[7])[0]["rows"])
-    # cell 9: the fused loss is finite at logits of ±1000
+    assert float(text_of(outputs[6]).rsplit(": ", 1)[1]) < 1e-12
+    assert "[(11, 2), (11, 2), (11, 2)]" in text_of(outputs[7])
+    # "the fused one stays below": faster at every batch size
+    assert all(float(spelled) > float(fused) for _, spelled, fused, _ in tables(outputs[7])[0]["rows"])
+    # cell 9: the fused loss is finite at logits of ±1000, all of it the second row's; the first row's gradient is 0
     loss = float(text_of(outputs[8]).split("= ", 1)[1])
     assert loss == pytest.approx((2000 + math.log(1 + math.exp(-1))) / 2)
+    (grad,) = [item for item in outputs[8] if item["kind"] == "tensor"]
+    assert all(float(cell) == 0.0 for cell in grad["cells"][0])
+
+
+def test_every_cell_that_calls_the_learners_cross_entropy_comes_after_the_lab() -> None:
+    text = PAGES["L17"].read_text()
+    lab = position("L17", "```ember-lab\nL17\n```")
+    cells = re.findall(r"```ember-cell\n(.*?)```", text, re.DOTALL)
+    assert text.count("```ember-lab") == 1
+    for code in cells:
+        if "cross_entropy(" in code:
+            assert text.index(code) > lab, code[:60]
+    assert position("L17", "## Your turn") < lab
+
+
+def test_the_your_turn_prose_leaves_the_steps_to_the_hints() -> None:
+    text = PAGES["L17"].read_text()
+    turn = text[text.index("## Your turn"):text.index("```ember-lab")]
+    assert "max(" not in turn and "Tensor.made" not in turn and "out.grad[0]" not in turn
+
+
+def test_the_heat_map_is_described_in_words_true_in_both_colour_schemes() -> None:
+    assert "darker" not in PAGES["L17"].read_text()
 
 
 def test_the_checks_of_lab_17_are_quick() -> None:
