@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from itertools import combinations
+from types import ModuleType
 from typing import Any
 
 from ..claimkit import Env, Fail, claim, show
+from ..cost import GROWTH, Tally, Work, counted_results, grows_with_the_square, growth_text, tallied
 from ..oracle import Shape, agree, names_shape, nested, numbers, rule_grads, seed_kept, size, stretched, total
 
 # --- the checker's own broadcasting ------------------------------------------------------------
@@ -134,9 +137,39 @@ UNBROADCAST = [((3, 4), (3, 1)), ((3, 4), (1, 4)), ((3, 3), (1, 3)), ((3, 3), (3
                ((2, 3), (1, 1)), ((2, 3), (2, 3))]
 
 
+@contextmanager
+def calls_recorded(module: ModuleType, name: str) -> Iterator[list[tuple[Any, ...]]]:
+    """Inside the block, the arguments of every call of ``module.name`` (the course's helper), in order."""
+    function = getattr(module, name, None)
+    calls: list[tuple[Any, ...]] = []
+    if not callable(function):
+        yield calls
+        return
+
+    def recorded(*args: Any) -> Any:
+        calls.append(tuple(tuple(a) if isinstance(a, (list, tuple)) else a for a in args))
+        return function(*args)
+
+    setattr(module, name, recorded)
+    try:
+        yield calls
+    finally:
+        setattr(module, name, function)
+
+
 def check_unbroadcast(env: Env, shape: Shape, to: Shape, seed: int) -> None:
     grad = numbers(shape, seed)
-    got = env.tensor.unbroadcast(list(grad), shape, to)
+    with calls_recorded(env.tensor, "broadcast_index") as calls:
+        try:
+            got = env.tensor.unbroadcast(list(grad), shape, to)
+        except (IndexError, ValueError, TypeError) as error:
+            got = error
+    swapped = shape != to and (shape, to) in calls
+    if isinstance(got, Exception):
+        if swapped:
+            raise Fail("swapped", shape=show(shape), to=show(to),
+                       outcome=f"It raised {type(got).__name__} ({got})") from None
+        raise got
     try:
         got = [float(g) for g in got]
     except (TypeError, ValueError):
@@ -145,6 +178,8 @@ def check_unbroadcast(env: Env, shape: Shape, to: Shape, seed: int) -> None:
     expected = summed_back(grad, shape, to)
     if agree(got, expected):
         return
+    if swapped:
+        raise Fail("swapped", shape=show(shape), to=show(to), outcome=f"It gave {show(got)}, not {show(expected)}")
     reads = stretched(to, shape)
     if len(got) != len(expected):
         why = (f"That is the whole gradient, not summed: each number of a {show(to)} tensor was read "
@@ -206,6 +241,12 @@ def describe(a: Operand, op: str, b: Operand) -> str:
     return f"{left} {op} {right}, " + " and ".join(shapes)
 
 
+UNSTRETCHED = ("That is what the rule gives when it pairs out.grad with a's and b's numbers as they were before "
+               "stretching: lists of different lengths, so zip stops at the shortest and pairs positions that do not "
+               "belong together. The rule should read the stretched lists the forward paired up, one number per "
+               "position of the output.")
+
+
 class Case:
     """One operation of the learner's tensors on two operands, with everything the checker expects of it."""
 
@@ -249,9 +290,21 @@ class Case:
         flat = [g * partial(self.a_flat[i], self.b_flat[j]) for g, i, j in zip(self.seed, self.ra, self.rb)]
         return own != other and agree(got, summed_back(flat, self.shape, other))
 
+    def unstretched(self, which: int, got: list[float]) -> bool:
+        """Whether side ``which``'s gradient is what a rule gives that pairs out.grad with a's and b's numbers as
+        they were before stretching (zip stopping at the shortest), summed back to the side's shape or not."""
+        partial = PARTIALS[self.op][which]
+        flat = [g * partial(x, y) for g, x, y in zip(self.seed, self.a_flat, self.b_flat)]
+        if len(flat) == size(self.shape):
+            return False  # nothing was stretched: the lists are the stretched ones
+        own = (self.a_shape, self.b_shape)[which]
+        return agree(got, flat) or agree(got, summed_back(flat, self.shape, own))
+
     def grad_why(self, which: int, got: list[float]) -> str:
         """What a wrong gradient for side ``which`` looks like."""
         own, other = (self.a_shape, self.b_shape)[which], (self.b_shape, self.a_shape)[which]
+        if self.unstretched(which, got):
+            return UNSTRETCHED
         if agree(got, self.local(which, 1 - which)):
             return (f"That is the output's gradient times the partial for the {('second', 'first')[which]} "
                     "side: da and db are swapped.")
@@ -298,6 +351,8 @@ class Case:
                 if len(grad) == size(self.shape):
                     why = (f"That is the output's gradient, not summed back: sum it over the stretched axes "
                            f"with unbroadcast(..., {show(tuple(parent.shape))}).")
+                elif whose != "the plain number" and self.unstretched("ab".index(whose), grad):
+                    why = UNSTRETCHED
                 elif whose != "the plain number" and self.to_other_parent("ab".index(whose), grad):
                     why = "That is the size of the other parent: each gradient goes back to its own parent's shape."
                 else:
@@ -365,3 +420,130 @@ def scalar(env: Env) -> None:
 def three_axes(env: Env) -> None:
     run_cases(env, [((2, 1, 3), "+", (4, 1)), ((2, 1, 3), "*", (4, 1)), ((4, 1), "-", (2, 1, 3)),
                     ((4, 1), "/", (2, 1, 3))], 1800)
+
+
+# --- how the work grows, counted (labs.cost): never timed ----------------------------------------
+
+HELPERS = ("broadcast_index", "expand")
+
+
+@contextmanager
+def helpers_counted(module: ModuleType, work: Work) -> Iterator[None]:
+    """Inside the block, the course's broadcast_index and expand hand back counting lists, and each list they
+    make counts its own length as work: a rule that makes one per number is found as one that scans one."""
+    with counted_results(module, HELPERS, work):
+        kept = {name: getattr(module, name) for name in HELPERS if callable(getattr(module, name, None))}
+
+        def charged(function: Callable[..., Any]) -> Callable[..., Any]:
+            def wrapped(*args: Any, **kwargs: Any) -> Any:
+                got = function(*args, **kwargs)
+                work.reads += len(got) if isinstance(got, list) else 0
+                return got
+            return wrapped
+
+        for name, function in kept.items():
+            setattr(module, name, charged(function))
+        try:
+            yield
+        finally:
+            for name, function in kept.items():
+                setattr(module, name, function)
+
+
+@contextmanager
+def checkers_unbroadcast(module: ModuleType) -> Iterator[None]:
+    """Inside the block, the module's unbroadcast is the checker's own (one pass over the gradient), so that
+    the work of a rule that calls it is the rule's own."""
+    kept = getattr(module, "unbroadcast", None)
+
+    def unbroadcast(grad: Sequence[float], shape: Shape, to: Shape) -> list[float]:
+        total_ = [0.0] * size(to)
+        for g, i in zip(grad, stretched(to, shape)):
+            total_[i] += g
+        return total_
+
+    module.unbroadcast = unbroadcast  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        module.unbroadcast = kept  # type: ignore[attr-defined]
+
+
+class Growth:
+    """Reads of one piece of work on a small input and on one GROWTH times larger, with how many numbers each
+    input held."""
+
+    def __init__(self, what: str, small: int, large: int, numbers_small: int, numbers_large: int) -> None:
+        self.what, self.small, self.large = what, small, large
+        self.numbers_small, self.numbers_large = numbers_small, numbers_large
+
+    @property
+    def quadratic(self) -> bool:
+        return grows_with_the_square(self.small, self.large)
+
+    def values(self) -> dict[str, Any]:
+        """The fields every cost message shows."""
+        return dict(what=self.what, growth=growth_text(self.small, self.large), n_small=f"{self.numbers_small:,}",
+                    n_large=f"{self.numbers_large:,}", times=GROWTH,
+                    per_small=f"{self.small / max(self.numbers_small, 1):.1f}",
+                    per_large=f"{self.large / max(self.numbers_large, 1):.1f}")
+
+
+def unbroadcast_reads(env: Env, shape: Shape, to: Shape) -> int:
+    """Numbers the learner's unbroadcast reads for a gradient of ``shape`` going back to ``to``."""
+    work = Work()
+    with helpers_counted(env.tensor, work):
+        env.tensor.unbroadcast(Tally(numbers(shape, 7), work), shape, to)
+    return work.reads
+
+
+# (gradient's shape, the shape it goes back to) as a function of n; n grows GROWTH times
+UNBROADCAST_GROWTH: list[Callable[[int], tuple[Shape, Shape]]] = [
+    lambda n: ((n, 4), (n, 1)), lambda n: ((4, n), (n,)), lambda n: ((n, 3, 2), (n, 1, 2))]
+
+
+@claim("L15", "unbroadcast_cost")
+def unbroadcast_cost(env: Env) -> None:
+    for case in UNBROADCAST_GROWTH:
+        (shape, to), (big, big_to) = case(4), case(4 * GROWTH)
+        small, large = unbroadcast_reads(env, shape, to), unbroadcast_reads(env, big, big_to)
+        growth = Growth(f"unbroadcast from {show(shape)} to {show(to)}", small, large, size(shape), size(big))
+        if growth.quadratic:
+            raise Fail("quadratic", **growth.values())
+
+
+def binary_reads(env: Env, a: Shape, op: str, b: Shape) -> tuple[int, int]:
+    """Numbers the forward of a op b reads, then its rule (with the checker's own unbroadcast), for tensors of
+    these shapes."""
+    work = Work()
+    ta = tallied(env.tensor.Tensor(nested(numbers(a, 11, 0.5, 2.0), a)), work)
+    tb = tallied(env.tensor.Tensor(nested(numbers(b, 12, 0.5, 2.0), b)), work)
+    with helpers_counted(env.tensor, work), checkers_unbroadcast(env.tensor):
+        out = OPS[op](ta, tb)
+        forward = work.reads
+        out.grad = Tally(numbers(tuple(out.shape), 13), work)
+        out._backward(out)
+    return forward, work.reads - forward
+
+
+# (a's shape, op, b's shape) as a function of n; n grows GROWTH times
+BINARY_GROWTH: list[Callable[[int], tuple[Shape, str, Shape]]] = [
+    lambda n: ((n, 1), "*", (n, 4)), lambda n: ((4,), "-", (n, 4)), lambda n: ((n, 4), "/", (n, 4)),
+    lambda n: ((n, 1), "+", (1, 4))]
+
+
+@claim("L15", "binary_cost")
+def binary_cost(env: Env) -> None:
+    for case in BINARY_GROWTH:
+        (a, op, b), (big_a, _, big_b) = case(4), case(4 * GROWTH)
+        shape, big = right_aligned(a, b), right_aligned(big_a, big_b)
+        assert shape is not None and big is not None
+        forward, rule = binary_reads(env, a, op, b)
+        big_forward, big_rule = binary_reads(env, big_a, op, big_b)
+        expr = f"a {op} b for a of shape {show(a)} and b of shape {show(b)}"
+        growth = Growth(f"the forward of {expr}", forward, big_forward, size(shape), size(big))
+        if growth.quadratic:
+            raise Fail("forward", **growth.values())
+        growth = Growth(f"the rule of {expr}", rule, big_rule, size(shape), size(big))
+        if growth.quadratic:
+            raise Fail("rule", **growth.values())
