@@ -46,18 +46,19 @@ def count_loss(counts: Counts, smoothing: float = 1.0) -> float:
 # --- end gap ---
 
 
+# --- gap L18.pair_loss ---
 def pair_loss(w: Tensor, counts: Counts) -> Tensor:
-    """W's mean cross-entropy over every pair in ``counts`` (the whole text at once), as one operation.
+    """W's mean cross-entropy over every pair the table counts, as one operation.
 
-    Only the rows of bytes that start a pair take part: ``w.rows`` picks them, and each row's
-    loss is weighted by how often each next byte follows. The backward rule is lesson 17's
-    softmax minus one-hot, with the counts in place of the one-hot.
+    counts[a][b] is how often b follows a, one row of counts per row of w (256 × 256 for bytes).
+    It is lesson 17's cross-entropy with the counts in place of the one-hot: row a of the
+    gradient is (n_a · softmax(W[a]) - counts[a]) / pairs, where n_a is the row's total.
     """
-    used = [a for a in range(BYTES) if any(counts[a])]
+    used = [a for a, row in enumerate(counts) if any(row)]
     logits = w.rows(used)
-    pairs = sum(sum(counts[a]) for a in used)
-    follows = [[(b, c) for b, c in enumerate(counts[a]) if c] for a in used]
     width = logits.shape[1]
+    follows = [[(b, c) for b, c in enumerate(counts[a]) if c] for a in used]
+    pairs = sum(c for nexts in follows for _, c in nexts)
     probs: list[float] = []
     total = 0.0
     for r, nexts in enumerate(follows):
@@ -77,6 +78,7 @@ def pair_loss(w: Tensor, counts: Counts) -> Tensor:
                 grad[r * width + b] -= c * scale
         return (grad,)
     return Tensor.made([total / pairs], (), (logits,), "pair_loss", rule)
+# --- end gap ---
 
 
 def train(w: Tensor, loss_of: Callable[[Tensor], Tensor], steps: int, lr: float,
@@ -84,18 +86,23 @@ def train(w: Tensor, loss_of: Callable[[Tensor], Tensor], steps: int, lr: float,
     """Take ``steps`` steps of gradient descent on w; ``each(step, loss)`` after every step.
 
     w changes in one assignment per step, so a run stopped part way keeps the weights of the
-    last finished step. A loss that stops being a finite number ends the run with the weights
-    from before the step that broke it.
+    last finished step. A loss that stops being a finite number ends the run, with w back at
+    the last weights whose loss was finite.
     """
     losses: list[float] = []
+    kept = w.data  # the weights whose loss was last seen finite (none seen yet: the starting ones)
     for step in range(1, steps + 1):
         loss = loss_of(w)
         value = loss.item()
         if not math.isfinite(value):
+            w.data = kept
+            where = (f"W is back at the weights of step {step - 1}, whose loss was {losses[-1]:.6g}"
+                     if losses else "W keeps its starting weights")
             raise FloatingPointError(
                 f"step {step}: the loss is {value}, so the steps have overshot; "
-                f"W keeps the weights of step {step - 1}. Try a smaller learning rate than {lr}."
+                f"{where}. Try a smaller learning rate than {lr}."
             )
+        kept = w.data
         w.grad = [0.0] * len(w.data)
         loss.backward()
         w.data = [x - lr * g for x, g in zip(w.data, w.grad)]

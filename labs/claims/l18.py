@@ -1,19 +1,24 @@
-"""Checks of lesson 18, A bigram that writes names: the pair table, the count model's loss, sampling,
-and a short training run of the learner's engine on a tiny text.
+"""Checks of lesson 18, A bigram that writes names: the pair table, the count model's loss, the fused
+loss of W over the table (its numbers, and how its work grows), sampling, and a short training run of
+the learner's engine on a tiny text.
 
-Every expected number comes from the checker's own counting and arithmetic below, never from the
-learner's pieces; the texts are tiny so that the checks stay fast in the page.
+Every expected number comes from the checker's own counting and arithmetic below, or from the same
+computation spelled out in the learner's own ``Value``s, never from the learner's piece under test;
+the texts are tiny so that the checks stay fast in the page.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from itertools import pairwise
 from typing import Any
 
 from ..claimkit import Env, Fail, claim, close, show
+from ..cost import GROWTH, Tally, Work, grows_with_the_square, growth_text, reads, tallied
+from ..oracle import Flat, Shape, agree, by_values, nested, numbers, rule_grads, total
 
 BYTES = 256
 NEWLINE = 10
@@ -242,6 +247,307 @@ def sample(env: Env) -> None:
     if not used or again != names:
         raise Fail("seed", first=show(names), second=show(again),
                    used="drew from it" if used else "was never used: the draws came from somewhere else")
+
+
+# --- pair_loss: the whole table's loss as one operation ---------------------------------------------------------
+
+SLICE = b"emma\nolivia\nava\nisabella\nsophia\ncharlotte\nmia\namelia\n"  # the first 52 bytes of names.txt
+SMALL_SHAPE: Shape = (4, 5)
+# An empty row, a row whose one next byte occurs 4 times (so counts and one-hot differ), repeats and zeros.
+SMALL_COUNTS = [[2, 0, 1, 0, 0], [0, 0, 0, 0, 0], [1, 1, 0, 0, 3], [0, 4, 0, 0, 0]]
+UPSTREAM = 2.5
+# Rows far apart: only a shift by each row's own largest score gets through all three.
+HUGE = [1000.0, -1000.0, 0.0, -1000.0, 1000.0, 999.0, -1000.0, -999.0, -1000.0]
+HUGE_COUNTS = [[1, 0, 2], [0, 1, 1], [3, 0, 0]]
+
+Row = tuple[int, int, float, list[float], float]  # (row a, n_a, logsumexp(W[a]), softmax(W[a]), Σ_b counts·W)
+
+
+def row_parts(flat: Flat, shape: Shape, counts: list[list[int]]) -> list[Row]:
+    """The checker's own numbers for every row of the table that starts a pair."""
+    _, v = shape
+    parts = []
+    for a, row in enumerate(counts):
+        n = sum(row)
+        if not n:
+            continue
+        x = flat[a * v:(a + 1) * v]
+        top = max(x)
+        exps = [math.exp(t - top) for t in x]
+        s = sum(exps)
+        parts.append((a, n, top + math.log(s), [e / s for e in exps], sum(c * x[b] for b, c in enumerate(row))))
+    return parts
+
+
+def own_grad(parts: list[Row], shape: Shape, counts: list[list[int]], scale: float,
+             n_times: bool = True, onehot: bool = False) -> Flat:
+    """scale · (n_a · softmax(W[a]) − counts[a]) in every row that starts a pair; 0 elsewhere. ``n_times`` False
+    counts the softmax once, ``onehot`` subtracts 1 for each byte that follows instead of its count."""
+    _, v = shape
+    grad = [0.0] * math.prod(shape)
+    for a, n, _, probs, _ in parts:
+        for b, p in enumerate(probs):
+            c = counts[a][b]
+            grad[a * v + b] = scale * ((n if n_times else 1) * p - ((1 if c else 0) if onehot else c))
+    return grad
+
+
+class Case:
+    """One W and table handed to the learner's pair_loss, with how a message names it and its rows."""
+
+    def __init__(self, flat: Flat, shape: Shape, counts: list[list[int]], text: str, byte_rows: bool) -> None:
+        self.flat, self.shape, self.counts, self.text = flat, shape, counts, text
+        self.parts = row_parts(flat, shape, counts)
+        self.pairs = sum(map(sum, counts))
+        self.byte_rows = byte_rows
+
+    def label(self, index: int) -> str:
+        return repr(chr(index)) if self.byte_rows else str(index)
+
+    def call(self, env: Env, w: Any) -> Any:
+        """The learner's pair_loss(w, counts) on a copy of the table; Fail if it changes the copy or divides by 0."""
+        given = [list(row) for row in self.counts]
+        try:
+            loss = env.bigram.pair_loss(w, given)
+        except ZeroDivisionError as error:
+            raise Fail("empty_row", case=self.text, error=f"ZeroDivisionError: {error}") from None
+        if given != self.counts:
+            changed = sum(1 for row, kept in zip(given, self.counts) if row != kept)
+            raise Fail("changed_counts", case=self.text, rows=changed)
+        if not isinstance(loss, env.tensor.Tensor):
+            raise Fail("not_tensor", case=self.text, got=f"{type(loss).__name__} {show(loss)}")
+        if tuple(loss.shape) != ():
+            raise Fail("shape", case=self.text, got=show(tuple(loss.shape)))
+        return loss
+
+    def judge_value(self, got: float, expected: float) -> None:
+        """Fail with the message naming what a wrong loss did, if it is wrong."""
+        if agree([got], [expected]):
+            return
+        summed = expected * self.pairs
+        shown = {"case": self.text, "got": show(got), "expected": show(expected), "pairs": self.pairs}
+        distinct = sum(1 for row in self.counts for c in row if c)
+        rows, entries = len(self.parts), math.prod(self.shape)
+        for k, by in ((1, "1: no mean at all"), (rows, f"the number of rows that start a pair ({rows})"),
+                      (distinct, f"the number of different pairs ({distinct})"),
+                      (entries, f"the number of entries in the table ({entries})")):
+            if k != self.pairs and agree([got], [summed / k]):
+                raise Fail("value_mean", by=by, **shown)
+        if agree([got], [-expected]):
+            raise Fail("value_sign", **shown)
+        if agree([got], [sum(lse - dot for _, _, lse, _, dot in self.parts) / self.pairs]):
+            raise Fail("value_weight", **shown)
+        raise Fail("value_wrong", **shown)
+
+    def row_apart(self, got: Flat, expected: Flat) -> dict[str, str]:
+        """The first row of W's gradient that differs, and up to four of its columns that do, for a message."""
+        v = self.shape[1]
+        a = next(a for a in range(self.shape[0]) if not agree(got[a * v:(a + 1) * v], expected[a * v:(a + 1) * v]))
+        columns = [b for b in range(v) if not agree([got[a * v + b]], [expected[a * v + b]])][:4]
+        return {"row": self.label(a), "columns": ", ".join(self.label(b) for b in columns),
+                "got": show([round(got[a * v + b], 9) for b in columns]),
+                "expected": show([round(expected[a * v + b], 9) for b in columns])}
+
+    def judge_grad(self, got: Flat, expected: Flat, upstream: float) -> None:
+        """Fail with the message naming what a wrong gradient of W did, if it is wrong."""
+        if agree(got, expected):
+            return
+        shown = {"case": self.text}
+        if not any(got):
+            raise Fail("not_reaching", **shown)
+        scale = upstream / self.pairs
+        if upstream != 1 and agree(got, own_grad(self.parts, self.shape, self.counts, 1 / self.pairs)):
+            raise Fail("grad_upstream", upstream=show(upstream), **shown)
+        if agree(got, own_grad(self.parts, self.shape, self.counts, upstream)):
+            raise Fail("grad_pairs", pairs=self.pairs, **shown)
+        if agree(got, [-g for g in expected]):
+            raise Fail("grad_sign", **shown)
+        columns = {"case": self.text, "pairs": self.pairs}
+        for key, grad in (("grad_onehot", own_grad(self.parts, self.shape, self.counts, scale, onehot=True)),
+                          ("grad_softmax", own_grad(self.parts, self.shape, self.counts, scale, n_times=False))):
+            if agree(got, grad):
+                raise Fail(key, **columns, **self.row_apart(got, expected))
+        raise Fail("grad_wrong", **columns, **self.row_apart(got, expected))
+
+
+def zero_grad(w: Any) -> None:
+    w.grad = [0.0] * len(w.data)
+
+
+def text_case(env: Env) -> tuple[Case, Any]:
+    """The table of the first bytes of names.txt and a 256 × 256 W, random in the rows of bytes that start a pair."""
+    counts = own_counts(SLICE)
+    used = [a for a in range(BYTES) if any(counts[a])]
+    flat = [0.0] * (BYTES * BYTES)
+    scores = numbers((len(used), BYTES), 18)
+    for k, a in enumerate(used):
+        flat[a * BYTES:(a + 1) * BYTES] = scores[k * BYTES:(k + 1) * BYTES]
+    case = Case(flat, (BYTES, BYTES), counts, f"on the table of {show(SLICE)} (a 256 × 256 W)", byte_rows=True)
+    return case, env.tensor.Tensor(nested(flat, (BYTES, BYTES)))
+
+
+def spelled_loss(env: Env, case: Case, w: Any, expected: float, grad: Flat) -> None:
+    """The same loss as w.rows(firsts).cross_entropy(nexts), one row per pair: it must agree with pair_loss."""
+    firsts, nexts = (list(column) for column in zip(*pairwise(SLICE)))
+    zero_grad(w)
+    spelled = w.rows(firsts).cross_entropy(nexts)
+    spelled.backward()
+    shown = {"pairs": case.pairs, "text": show(SLICE)}
+    if not agree([spelled.item()], [expected]):
+        raise Fail("spelled_value", got=show(expected), spelled=show(spelled.item()), **shown)
+    got = list(w.grad)
+    if not agree(got, grad):
+        a = next(a for a in range(BYTES) if not agree(got[a * BYTES:(a + 1) * BYTES], grad[a * BYTES:(a + 1) * BYTES]))
+        b = max(range(BYTES), key=lambda b: abs(got[a * BYTES + b] - grad[a * BYTES + b]))
+        raise Fail("spelled_grad", row=repr(chr(a)), times=firsts.count(a), column=repr(chr(b)),
+                   got=show(got[a * BYTES + b]), expected=show(grad[a * BYTES + b]), **shown)
+
+
+def by_learners_values(env: Env, case: Case, scale: float) -> tuple[float, Flat]:
+    """The table's loss times ``scale``, spelled out pair by pair in the learner's Values: its value, W's gradient."""
+    _, v = case.shape
+
+    def build(xs: list[Any]) -> Any:
+        terms = []
+        for a, row in enumerate(case.counts):
+            if not any(row):
+                continue
+            x = xs[a * v:(a + 1) * v]
+            top = max(t.data for t in x)  # a plain number: a constant shift leaves the loss as it is
+            lse = total([(t - top).exp() for t in x]).log() + top
+            terms.extend((lse - x[b]) * c for b, c in enumerate(row) if c)
+        return total(terms) * (scale / case.pairs)
+
+    value, (grad,) = by_values(env, build, case.flat)
+    return value / scale, grad
+
+
+@claim("L18", "pair_loss")
+def pair_loss(env: Env) -> None:
+    # The 256 × 256 W of a slice of names.txt: the checker's own arithmetic, then the loss spelled out one row per pair.
+    case, w = text_case(env)
+    loss = case.call(env, w)
+    expected = sum(n * lse - dot for _, n, lse, _, dot in case.parts) / case.pairs
+    case.judge_value(loss.data[0], expected)
+    zero_grad(w)
+    loss.backward()
+    grad = own_grad(case.parts, case.shape, case.counts, 1 / case.pairs)
+    case.judge_grad(list(w.grad), grad, 1.0)
+    spelled_loss(env, case, w, expected, grad)
+
+    # A small W of another shape, with an empty row, against the learner's own Values, and a gradient from above.
+    flat = numbers(SMALL_SHAPE, 41)
+    small = Case(flat, SMALL_SHAPE, SMALL_COUNTS, f"on a 4 × 5 W with the table {show(SMALL_COUNTS)}", byte_rows=False)
+    w = env.tensor.Tensor(nested(flat, SMALL_SHAPE))
+    try:
+        loss = small.call(env, w)
+    except (IndexError, ValueError) as error:
+        raise Fail("sizes", case=small.text, error=f"{type(error).__name__}: {error}") from None
+    value, grad = by_learners_values(env, small, UPSTREAM)
+    small.judge_value(loss.data[0], value)
+    scaled = loss * UPSTREAM
+    zero_grad(w)
+    scaled.backward()
+    first = list(w.grad)
+    small.judge_grad(first, grad, UPSTREAM)
+    zero_grad(w)
+    scaled.backward()
+    if not agree(list(w.grad), first):
+        apart = small.row_apart(list(w.grad), first)
+        raise Fail("second_backward", case=small.text, row=apart["row"], first=apart["expected"], second=apart["got"])
+
+    # Scores of ±1000, rows far apart.
+    huge = Case(HUGE, (3, 3), HUGE_COUNTS, "", byte_rows=False)
+    expected = sum(n * lse - dot for _, n, lse, _, dot in huge.parts) / huge.pairs
+    w = env.tensor.Tensor(nested(HUGE, (3, 3)))
+    try:
+        loss = huge.call(env, w)
+        got = loss.data[0]
+        zero_grad(w)
+        loss.backward()
+    except (OverflowError, ValueError, ZeroDivisionError) as error:
+        raise Fail("overflow", what=f"failed with '{type(error).__name__}: {error}'") from None
+    if not agree([got], [expected]):
+        raise Fail("overflow", what=f"gave {show(got)} where {show(expected)} is right")
+    grad = own_grad(huge.parts, huge.shape, HUGE_COUNTS, 1 / huge.pairs)
+    if not agree(list(w.grad), grad):
+        raise Fail("overflow", what=f"gave W the gradient {show(list(w.grad))} where {show(grad)} is right")
+
+
+# --- pair_loss's work, counted ----------------------------------------------------------------------------------
+
+COST_SIZES: list[tuple[Shape, Shape, str]] = [((4, 16), (4 * GROWTH, 16), "number of rows"),
+                                              ((4, 8), (4, 8 * GROWTH), "width of a row")]
+
+
+def cost_table(shape: Shape, times: int = 1) -> list[list[int]]:
+    """A table for W of this shape: row 0 empty, the others with counts 0, 1 and 2 (times ``times``)."""
+    n, v = shape
+    return [[0] * v] + [[(a + 2 * b) % 3 * times for b in range(v)] for a in range(1, n)]
+
+
+@contextmanager
+def tallying_tensors(tensor_class: Any, work: Work) -> Iterator[None]:
+    """Inside the block, every tensor the learner's code makes counts what is read from its data and grad."""
+    made, init = tensor_class.__dict__["made"], tensor_class.__init__
+
+    def counted_made(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        return tallied(made.__func__(cls, *args, **kwargs), work)
+
+    def counted_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        tallied(self, work)
+
+    tensor_class.made, tensor_class.__init__ = classmethod(counted_made), counted_init
+    try:
+        yield
+    finally:
+        tensor_class.made, tensor_class.__init__ = made, init
+
+
+def pair_loss_reads(env: Env, shape: Shape, times: int = 1) -> int:
+    """How many numbers the learner's pair_loss and its backward read, on a W of this shape."""
+    tensor_class = env.tensor.Tensor
+    flat, counts = numbers(shape, 5), cost_table(shape, times)
+
+    def run(work: Work) -> None:
+        w = tallied(tensor_class(nested(flat, shape)), work)
+        table = Tally([Tally(row, work) for row in counts], work)
+        with tallying_tensors(tensor_class, work):
+            env.bigram.pair_loss(w, table).backward()
+    return reads(run)
+
+
+def rows_reads(env: Env, shape: Shape) -> int:
+    """How many numbers the learner's rows() and its rule read, picking the rows of cost_table(shape) with pairs."""
+    tensor_class = env.tensor.Tensor
+    flat = numbers(shape, 5)
+    used = [a for a, row in enumerate(cost_table(shape)) if any(row)]
+
+    def run(work: Work) -> None:
+        w = tallied(tensor_class(nested(flat, shape)), work)
+        with tallying_tensors(tensor_class, work):
+            out = w.rows(used)
+            rule_grads(out, [1.0] * len(out.data))
+    return reads(run)
+
+
+@claim("L18", "pair_loss_cost")
+def pair_loss_cost(env: Env) -> None:
+    for small, large, grown in COST_SIZES:
+        few, many = pair_loss_reads(env, small), pair_loss_reads(env, large)
+        if not grows_with_the_square(few, many):
+            continue
+        shown = {"small": show(small), "large": show(large), "growth": GROWTH}
+        alone = rows_reads(env, small), rows_reads(env, large)
+        if grows_with_the_square(*alone):
+            raise Fail("rows_cost", reads=growth_text(*alone), **shown)
+        raise Fail("cost", reads=growth_text(few, many), grown=grown, **shown)
+    shape = COST_SIZES[0][0]
+    few, many = pair_loss_reads(env, shape), pair_loss_reads(env, shape, GROWTH)
+    if many > 3 * few:
+        raise Fail("count_cost", shape=show(shape), growth=GROWTH, width=shape[1],
+                   reads=growth_text(few, many).replace("on an input", "on counts"))
 
 
 TRAIN_STEPS, TRAIN_RATE = 10, 20.0
