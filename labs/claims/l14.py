@@ -9,12 +9,15 @@ as a mistake of the walk, and each rule run is recorded.
 from __future__ import annotations
 
 import gc
+import sys
 import weakref
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import oracle
 from ..claimkit import Env, Fail, claim, show
+from ..cost import GROWTH, Tally, Work, grows_with_the_square, growth_text, tallied
 from .l10 import large_graph, recursion_judged
 
 SHAPE = (2, 3)
@@ -138,6 +141,82 @@ def unary_rules(env: Env) -> None:
         if all(g == 0 for g in got):
             raise Fail("zeros", **values)
         raise Fail("wrong", **values)
+
+
+# --- how the work grows: counted reads, never a clock (labs/cost.py) ----------------------------
+
+FAULTS = {  # the Tally method that counted a read -> what in the learner's code reads that way
+    "index": ".index(), which searches a list from its start",
+    "count": ".count(), which reads a whole list",
+    "__contains__": "`in` on a list, which searches it from its start",
+    "__getitem__": "slices such as data[:i] or data[i:], each a copy of part of a list",
+    "__iter__": "a loop or comprehension over a whole list (or list(...) of it)",
+    "__reversed__": "reversed(...) over a whole list",
+    "__add__": "list + list, which copies both lists into a new one",
+    "__radd__": "list + list, which copies both lists into a new one",
+    "__iadd__": "+= on a list",
+    "copy": ".copy(), which copies a whole list",
+}
+
+
+class Traced(Work):
+    """A Work that also notes which kind of read (the Tally method that counted it) each count came from."""
+
+    def __init__(self) -> None:
+        self._reads = 0
+        self.kinds: Counter[str] = Counter()
+        super().__init__()
+
+    @property  # type: ignore[override]
+    def reads(self) -> int:
+        return self._reads
+
+    @reads.setter
+    def reads(self, value: int) -> None:
+        if value > self._reads:
+            self.kinds[sys._getframe(1).f_code.co_name] += value - self._reads
+        self._reads = value
+
+    def restart(self) -> None:
+        self._reads = 0
+        self.kinds.clear()
+
+
+def fault(small: Traced, large: Traced) -> str:
+    """What kind of read grew the most between the small and the large input, in the learner's terms."""
+    growth = {kind: large.kinds[kind] - GROWTH * small.kinds[kind] for kind in large.kinds}
+    kind = max(growth, key=lambda k: growth[k]) if growth else "__iter__"
+    return FAULTS.get(kind, "reading a list again for every number")
+
+
+COST_SIZE = 16  # numbers in the small input; the large one holds GROWTH times more
+
+
+def cost_numbers(n: int) -> list[float]:
+    """n different numbers in (-1, 1), so a search by value finds the position it looks for."""
+    return [((7 * i) % n - n / 2) / n + 0.5 / n for i in range(n)]
+
+
+def unary_work(env: Env, n: int) -> tuple[Traced, Traced]:
+    """The reads of t.tanh() on n numbers, then of its rule with an out.grad that is not all ones."""
+    work = Traced()
+    t = tallied(env.tensor.Tensor(cost_numbers(n)), work)
+    out = t.tanh()
+    forward = Traced()
+    forward.kinds, forward._reads = Counter(work.kinds), work.reads
+    work.restart()
+    tallied(out, work)
+    out.grad = Tally([0.5 + i / n for i in range(n)], work)
+    out._backward(out)
+    return forward, work
+
+
+@claim("L14", "unary_cost")
+def unary_cost(env: Env) -> None:
+    (small_f, small_r), (large_f, large_r) = unary_work(env, COST_SIZE), unary_work(env, COST_SIZE * GROWTH)
+    for key, small, large in (("forward", small_f, large_f), ("rule", small_r, large_r)):
+        if grows_with_the_square(small.reads, large.reads):
+            raise Fail(key, n=COST_SIZE, growth=growth_text(small.reads, large.reads), fault=fault(small, large))
 
 
 def value_grads(env: Env, value_op: Callable[[Any], Any], flat: list[float], seed: list[float]) -> list[float]:
@@ -366,6 +445,8 @@ def run_backward(root: Any) -> None:
     try:
         root.backward()
     except (TypeError, IndexError, ValueError) as exc:
+        if isinstance(exc, TypeError) and "'NoneType' object is not callable" in str(exc):
+            raise Fail("no_rule") from None
         if not isinstance(root.grad, list):
             raise Fail("seed_number", got=show(root.grad)) from None
         found = misshapen(root)
@@ -400,7 +481,7 @@ def trap(ops: Ops, mirrored: bool) -> tuple[Any, Any]:
     x = ops.mul(w, w, "x")
     e = ops.scale(x, 3.0, "e")
     d = ops.scale(e, 2.0, "d")
-    s = ops.add(d, x, "s") if mirrored else ops.add(x, d, "s")
+    s = ops.add(d, x, "d + x") if mirrored else ops.add(x, d, "x + d")
     return w, ops.total(s, "c")
 
 
@@ -485,14 +566,15 @@ def backward_twice(env: Env) -> None:
     once = [list(a.grad), list(b.grad)]
     first = [[2 * p * q + 2 * p for p, q in zip(a.data, b.data)], [p * p for p in a.data]]
     if not all(oracle.agree(g, e) for g, e in zip(once, first)):
-        raise Fail("wrong", once=show(first), got=show(once), expected=show(first))
+        twice = [[2 * g for g in grads] for grads in first]
+        raise Fail("wrong", once=show(first), got=show(once), expected=show(twice), when="after the first call")
     if not oracle.agree(inner.grad, list(a.data)):  # what the one pass sent a*b + a, for the learner to read
         raise Fail("spent", inner=show(list(inner.grad)), one=show(list(a.data)))
     run_backward(y)
     got, expected = [list(a.grad), list(b.grad)], [[2 * g for g in once[0]], [2 * g for g in once[1]]]
     if all(oracle.agree(g, e) for g, e in zip(got, expected)):
         return
-    values = {"once": show(once), "got": show(got), "expected": show(expected)}
+    values = {"once": show(once), "got": show(got), "expected": show(expected), "when": "after the second"}
     if all(oracle.agree(g, e) for g, e in zip(got, once)):
         raise Fail("leaves_reset", **values)
     if not oracle.agree(inner.grad, list(a.data)):  # one pass gives a*b + a the grad a
@@ -551,6 +633,54 @@ def backward_one_number(env: Env) -> None:
     raise Fail("silent", grad=show(y.grad))
 
 
+@claim("L14", "backward_checked")
+def backward_checked(env: Env) -> None:
+    """A rule that hands back a gradient of the wrong length is refused, not added."""
+    for times, cut in ((3, 0), (1, 2)):  # 12 numbers for a tensor of 4, then 2
+        ops = Ops(env)
+        b = ops.leaf([0.5, -1.0, 2.0, 1.5], "b")
+
+        def careless(out: Any, times: int = times, cut: int = cut) -> tuple:
+            grad = list(out.grad) * times
+            return (grad[:cut] if cut else grad,)
+        stretched = ops.made([2.0 * x for x in b.data], (4,), (b,), "careless", careless, "careless")
+        y = ops.total(stretched, "y")
+        got = cut or 4 * times
+        try:
+            y.backward()
+        except ValueError:
+            continue
+        except Exception as exc:  # any other error is the finding
+            raise Fail("kind", got=got, error=f"{type(exc).__name__}: {exc}") from None
+        raise Fail("unchecked", got=got, grad=show(b.grad) if isinstance(b.grad, list) else repr(b.grad))
+
+
+def backward_work(env: Env, n: int) -> Traced:
+    """The reads of one backward() of y = sum(x * x) with x of n numbers: x's grad and every gradient the
+    checker's rules hand back count their reads."""
+    work = Traced()
+    ops = Ops(env)
+    x = ops.leaf(cost_numbers(n), "x")
+    xs = list(x.data)
+
+    def square(out: Any) -> tuple:
+        share = Tally([g * v for g, v in zip(out.grad, xs)], work)
+        return share, Tally(list.__iter__(share), work)
+    y = ops.total(ops.made([v * v for v in xs], (n,), (x, x), "*", square, "x*x"), "y")
+    y._backward = lambda out: (Tally([out.grad[0]] * n, work),)
+    tallied(x, work)
+    work.restart()
+    y.backward()
+    return work
+
+
+@claim("L14", "backward_cost")
+def backward_cost(env: Env) -> None:
+    small, large = backward_work(env, COST_SIZE), backward_work(env, COST_SIZE * GROWTH)
+    if grows_with_the_square(small.reads, large.reads):
+        raise Fail("quadratic", n=COST_SIZE, growth=growth_text(small.reads, large.reads), fault=fault(small, large))
+
+
 # --- the whole engine ---------------------------------------------------------------------------
 
 
@@ -571,7 +701,9 @@ def engine(env: Env) -> None:
     out = by_tensor(a, b)
     try:
         out.backward()
-    except (TypeError, IndexError, ValueError):
+    except (TypeError, IndexError, ValueError) as exc:
+        if isinstance(exc, TypeError) and "'NoneType' object is not callable" in str(exc):
+            raise Fail("no_rule") from None
         found = misshapen(out)
         if found:
             raise found from None
