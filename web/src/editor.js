@@ -23,11 +23,12 @@ const highlight = HighlightStyle.define([
 const theme = EditorView.theme({
   "&": { backgroundColor: "var(--md-code-bg-color)", color: "var(--md-code-fg-color)", fontSize: "0.8rem" },
   ".cm-content": { fontFamily: "var(--md-code-font-family, monospace)", caretColor: "var(--md-code-fg-color)" },
-  ".cm-gutters": { backgroundColor: "var(--md-code-bg-color)", color: "var(--md-default-fg-color--lighter)", border: "none" },
+  ".cm-gutters": { backgroundColor: "var(--md-code-bg-color)", color: "var(--ember-gutter-color)", border: "none" },
   "&.cm-focused": { outline: "2px solid var(--md-accent-fg-color)" },
-  ".cm-ember-readonly": { opacity: "0.62" },
-  ".cm-ember-gap": { backgroundColor: "var(--ember-gap-bg)" },
-  ".cm-ember-marker": { backgroundColor: "var(--ember-marker-bg)", opacity: "0.9" },
+  // A gap's lines are told by their tint and a bar at their left edge, never by fading the rest: faded code
+  // loses its contrast (see ember.css).
+  ".cm-ember-gap": { backgroundColor: "var(--ember-gap-bg)", boxShadow: "inset 3px 0 0 var(--md-accent-fg-color)" },
+  ".cm-ember-marker": { backgroundColor: "var(--ember-marker-bg)" },
 });
 
 function base(onRun) {
