@@ -12,7 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..claimkit import Env, Fail, claim, show
+from ..cost import GROWTH, Tally, Work, tallied
 from ..oracle import Flat, Shape, agree, leaves, names_shape, nested, numbers, rule_grads, seed_kept, size, total
+from .l15 import Growth, helpers_counted
 
 # --- positions, by the checker's own arithmetic ---------------------------------------------------
 
@@ -145,6 +147,56 @@ def other_axis(env: Env, flat: Flat, shape: Shape, axis: int, keepdims: bool, go
     return None
 
 
+def by_parts(flat: Flat, outer: int, n: int, inner: int) -> Flat | None:
+    """What a sum along an axis computes with these outer, n and inner (None where it would read past x)."""
+    if (outer * n * inner) > len(flat):
+        return None
+    out = [0.0] * (outer * inner)
+    for o in range(outer):
+        for j in range(n):
+            for i in range(inner):
+                out[o * inner + i] += flat[(o * n + j) * inner + i]
+    return out
+
+
+def rule_by_parts(seed: Flat, size_x: int, outer: int, n: int, inner: int) -> Flat | None:
+    """What the rule of a sum along an axis gives x with these outer, n and inner (None where it would read past
+    out.grad or write past x)."""
+    if outer * n * inner > size_x or outer * inner > len(seed):
+        return None
+    grad = [0.0] * size_x
+    for o in range(outer):
+        for j in range(n):
+            for i in range(inner):
+                grad[(o * n + j) * inner + i] = seed[o * inner + i]
+    return grad
+
+
+def next_axis_only(shape: Shape, axis: int) -> list[tuple[str, int, int, int, int]]:
+    """(which, wrong length, right length, outer, inner) for outer or inner taken as one neighbouring axis's length
+    instead of the product of every axis on that side, where that differs."""
+    axis %= len(shape)
+    outer, inner = size(shape[:axis]), size(shape[axis + 1:])
+    found = []
+    if axis + 1 < len(shape) and shape[axis + 1] != inner:
+        found.append(("inner", shape[axis + 1], inner, outer, shape[axis + 1]))
+    if axis > 0 and shape[axis - 1] != outer:
+        found.append(("outer", shape[axis - 1], outer, shape[axis - 1], inner))
+    return found
+
+
+def one_axis_fault(shape: Shape, axis: int | None, got: Flat | None, make: Any) -> dict[str, Any] | None:
+    """The fields of the one_axis message when ``got`` is what taking outer or inner as one axis's length gives."""
+    if axis is None or got is None:
+        return None
+    a = axis % len(shape)
+    for which, wrong, right, outer, inner in next_axis_only(shape, a):
+        if (alike := make(outer, shape[a], inner)) is not None and agree(got, alike):
+            side = "after" if which == "inner" else "before"
+            return dict(which=which, wrong=wrong, right=right, side=side)
+    return None
+
+
 @claim("L16", "sum_axis")
 def sum_axis(env: Env) -> None:
     flat = numbers((2, 3), 1601)
@@ -179,6 +231,9 @@ def sum_axis(env: Env) -> None:
             raise Fail("keepdims", **values)
         if axis < 0:
             raise Fail("negative", **values)
+        fault = one_axis_fault(shape, axis, list(got.data), lambda o, n, i, flat=flat: by_parts(flat, o, n, i))
+        if fault is not None:
+            raise Fail("one_axis", **fault, **values)
         other = other_axis(env, flat, shape, axis, keepdims, got)
         if other is not None:
             raise Fail("other_axis", other=other, **values)
@@ -213,6 +268,10 @@ def sum_backward(env: Env) -> None:
             raise Fail("length", length=len(got), **values)
         if got is not None and agree(got, [1.0] * size(shape)):
             raise Fail("upstream", **values)
+        fault = one_axis_fault(shape, axis, got, lambda o, n, i, seed=seed, shape=shape: rule_by_parts(
+            seed, size(shape), o, n, i))
+        if fault is not None:
+            raise Fail("one_axis", **fault, **values)
         raise Fail("wrong", **values)
 
 
@@ -413,3 +472,158 @@ def assigned(picked: list[int], seed: Flat, n: int, m: int) -> Flat:
     for r, i in enumerate(picked):
         grad[i * m:(i + 1) * m] = seed[r * m:(r + 1) * m]
     return grad
+
+
+NEGATIVE_CASES: list[list[int]] = [[-1, -2], [0, -4, 3, -1]]  # for the (4, 3) table: -1 is row 3, -4 row 0
+
+
+@claim("L16", "rows_negative")
+def rows_negative(env: Env) -> None:
+    n, m = TABLE
+    for case, picked in enumerate(NEGATIVE_CASES):
+        w = numbers(TABLE, 1720 + case)
+        seed = numbers((len(picked), m), 1730 + case, 0.5, 3.0)
+        rows_picked = [i % n for i in picked]
+        vw = leaves(env, w)
+        chosen = [vw[i * m + j] for i in rows_picked for j in range(m)]
+        total([c * s for c, s in zip(chosen, seed)]).backward()
+        expected_values = [float(v.data) for v in chosen]
+        expected = [float(v.grad) for v in vw]
+        values = dict(picked=show(list(picked)), rows=show(rows_picked), w=show(nested(w, TABLE)),
+                      seed=show(nested(seed, (len(picked), m))), expected=show(nested(expected, TABLE)),
+                      expected_values=show(nested(expected_values, (len(picked), m))),
+                      expected_shape=shape_text((len(picked), m)))
+        tw = tensor(env, w, TABLE)
+        indices = list(picked)
+        try:
+            out = tw.rows(indices)
+        except (IndexError, ValueError) as error:
+            raise Fail("refused", error=f"{type(error).__name__}: {error}", **values) from None
+        if shape_of(out) != (len(picked), m) or not agree(out.data, expected_values):
+            raise Fail("values", got=result_numbers(out), got_shape=show(shape_of(out)), **values)
+        if indices != list(picked):
+            raise Fail("changed_indices", got=show(indices), **values)
+        try:
+            (got,) = grads_by_parent(out, seed, tw)
+        except IndexError as error:
+            raise Fail("grad", got=f"IndexError: {error}", **values) from None
+        if got is None or not agree(got, expected):
+            raise Fail("grad", got=listed(got, TABLE), **values)
+    for bad in (n, -n - 1):
+        try:
+            out = tensor(env, numbers(TABLE, 1740), TABLE).rows([0, bad])
+        except IndexError:
+            continue
+        except Exception as error:
+            raise Fail("out_of_range", index=bad, n=n, got=f"{type(error).__name__}: {error}") from None
+        raise Fail("out_of_range", index=bad, n=n, got=f"a tensor of shape {show(shape_of(out))}")
+
+
+# --- how the work grows, counted (labs.cost): never timed -------------------------------------------
+
+def rule_reads(out: Any, seed: Flat, work: Work) -> Any:
+    """Call out's rule with a counting out.grad; what it returns."""
+    out.grad = Tally(seed, work)
+    return out._backward(out)
+
+
+def joined(grads: Any, out: Any) -> bool:
+    """Whether a rule handed back a counting list other than out.grad: one joined from pieces with + (the
+    checker's lists count, and joining them makes another that does)."""
+    return any(isinstance(g, Tally) and g is not out.grad for g in grads)
+
+
+JOINED = ("it handed back a list joined from pieces with +, and each join copies every number joined before it, "
+          "so the copying grows with the square of the length")
+RESCANNED = "a list is gone through again, or made again, for every number"
+
+
+def how(was_joined: bool) -> str:
+    """What the check saw of a piece whose work grows with the square of its input."""
+    return JOINED if was_joined else RESCANNED
+
+
+def sum_reads(env: Env, shape: Shape, axis: int) -> tuple[int, int, bool]:
+    """Numbers x.sum(axis) reads forward, then in its rule; and whether the rule's gradient was joined with +."""
+    work = Work()
+    x = tallied(tensor(env, numbers(shape, 21), shape), work)
+    with helpers_counted(env.tensor, work):
+        y = x.sum(axis=axis)
+        forward = work.reads
+        grads = rule_reads(y, numbers(shape_of(y), 22), work)
+    return forward, work.reads - forward, joined(grads, y)
+
+
+SUM_GROWTH: list[tuple[Any, int]] = [(lambda n: (n, 3), 1), (lambda n: (3, n), 0), (lambda n: (2, n, 2), 1),
+                                     (lambda n: (n, 2, 3), 0)]
+
+
+@claim("L16", "sum_cost")
+def sum_cost(env: Env) -> None:
+    for make, axis in SUM_GROWTH:
+        shape, big = make(4), make(4 * GROWTH)
+        forward, rule, _ = sum_reads(env, shape, axis)
+        big_forward, big_rule, joined_rule = sum_reads(env, big, axis)
+        what = f"x.sum(axis={axis}) for x of shape {show(shape)}"
+        growth = Growth(f"The forward of {what}", forward, big_forward, size(shape), size(big))
+        if growth.quadratic:
+            raise Fail("forward", how=how(False), **growth.values())
+        growth = Growth(f"The rule of {what}", rule, big_rule, size(shape), size(big))
+        if growth.quadratic:
+            raise Fail("rule", how=how(joined_rule), **growth.values())
+
+
+def matmul_reads(env: Env, n: int, k: int, m: int) -> tuple[int, int]:
+    """Numbers (n, k) @ (k, m) reads forward, then in its rule."""
+    work = Work()
+    a = tallied(tensor(env, numbers((n, k), 31), (n, k)), work)
+    b = tallied(tensor(env, numbers((k, m), 32), (k, m)), work)
+    with helpers_counted(env.tensor, work):
+        out = a @ b
+        forward = work.reads
+        rule_reads(out, numbers((n, m), 33), work)
+    return forward, work.reads - forward
+
+
+@claim("L16", "matmul_cost")
+def matmul_cost(env: Env) -> None:
+    base = (3, 4, 3)
+    small_forward, small_rule = matmul_reads(env, *base)
+    for grown, name in enumerate("nkm"):
+        dims = tuple(d * GROWTH if axis == grown else d for axis, d in enumerate(base))
+        n, k, m = dims
+        forward, rule = matmul_reads(env, n, k, m)
+        what = f"({base[0]}, {base[1]}) @ ({base[1]}, {base[2]}), then ({n}, {k}) @ ({k}, {m}),"
+        nkm_small, nkm_large = base[0] * base[1] * base[2], n * k * m
+        growth = Growth(f"The forward of {what}", small_forward, forward, nkm_small, nkm_large)
+        if growth.quadratic:
+            raise Fail("forward", grown=name, how=how(False), **growth.values())
+        growth = Growth(f"The rule of {what}", small_rule, rule, nkm_small, nkm_large)
+        if growth.quadratic:
+            raise Fail("rule", grown=name, how=how(False), **growth.values())
+
+
+def rows_reads(env: Env, picks: int) -> tuple[int, int, bool, bool]:
+    """Numbers W.rows() reads forward, then in its rule, for ``picks`` picks from a (6, 3) table; and whether the
+    forward's data and the rule's gradient were joined with +."""
+    work = Work()
+    w = tallied(tensor(env, numbers((6, 3), 41), (6, 3)), work)
+    picked = [(5 * p + p // 3) % 6 for p in range(picks)]
+    with helpers_counted(env.tensor, work):
+        out = w.rows(picked)
+        forward = work.reads
+        grads = rule_reads(out, numbers((picks, 3), 42), work)
+    return forward, work.reads - forward, isinstance(out.data, Tally), joined(grads, out)
+
+
+@claim("L16", "rows_cost")
+def rows_cost(env: Env) -> None:
+    forward, rule, _, _ = rows_reads(env, 4)
+    big_forward, big_rule, joined_data, joined_rule = rows_reads(env, 4 * GROWTH)
+    what = f"W.rows() picking 4, then {4 * GROWTH}, rows of a (6, 3) table"
+    growth = Growth(f"The forward of {what},", forward, big_forward, 4 * 3, 4 * GROWTH * 3)
+    if growth.quadratic:
+        raise Fail("forward", how=how(joined_data), **growth.values())
+    growth = Growth(f"The rule of {what},", rule, big_rule, 4 * 3, 4 * GROWTH * 3)
+    if growth.quadratic:
+        raise Fail("rule", how=how(joined_rule), **growth.values())
