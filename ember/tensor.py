@@ -360,7 +360,7 @@ class Tensor:
 
     # --- gap L14.backward ---
     def backward(self) -> None:
-        """Send gradients from this one-number output back to every tensor it was made from."""
+        """From this one-number output, send gradients back to every tensor it came from."""
         if len(self.data) != 1:
             raise ValueError("backward() starts from a tensor with one number; "
                              f"this one has shape {self.shape}")

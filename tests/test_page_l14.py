@@ -1,37 +1,96 @@
-"""Lesson 14's page says what its runs show, and asks before it shows."""
+"""Lesson 14's page says what its runs show, asks before it shows, and runs above its lab on what a
+learner who has done lessons 01 to 13 already has."""
 
 from __future__ import annotations
 
+import json
 import re
+import tempfile
+from pathlib import Path
 
 import pytest
 
+from labs.course import load_course
+from labs.learner import finished_pieces
+from tests.conftest import learner_session
+from tests.test_pages import FENCE
 from tests.test_part2_pages import PAGES, page_outputs, position, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
+
+COURSE = load_course()
+TEXT = PAGES["L14"].read_text()
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cell_printing(words: str) -> int:
+    """The index of the one cell whose printed text holds ``words``."""
+    (found,) = [k for k, items in enumerate(page_outputs("L14")) if words in text_of(items)]
+    return found
 
 
 @pytest.mark.parametrize("question, reveal", [
     ("L14.value_nodes", "value_nodes = len(toposort("),
     ("L14.flat_index", 'print("data: ", t.data)'),
+    ("L14.flat_index", "sits at position \\(3i + j\\)"),
+    ("L14.grad_shape", 'print("t.grad:", t.grad)'),
+    ("L14.grad_shape", "one number per number"),
     ("L14.grad_shape", "y.backward()"),
     ("L14.negative_grad", "heat=True"),
 ])
-def test_a_prediction_comes_before_the_cell_that_shows_the_answer(question: str, reveal: str) -> None:
+def test_a_prediction_comes_before_what_answers_it(question: str, reveal: str) -> None:
     assert position("L14", f"```ember-question\n{question}\n```") < position("L14", reveal)
 
 
-def test_the_values_and_the_tensors_agree_and_the_tensor_graph_is_far_smaller() -> None:
+def test_the_cells_above_the_lab_run_on_lessons_01_to_13_alone() -> None:
+    """Above the lab, the page uses the course's own code and earlier lessons' pieces, never this lab's gaps
+    (which still hold their starters for a learner who has just arrived)."""
+    above = TEXT[:TEXT.index("```ember-lab\nL14\n```")]
+    cells = [body for kind, body in FENCE.findall(above) if kind == "ember-cell"]
+    assert len(cells) >= 4
+    pieces = finished_pieces(COURSE, 13)
+    assert not any(gap.startswith("L14.") for gap in pieces)
+    with tempfile.TemporaryDirectory(prefix="ember-page-") as folder, learner_session(Path(folder)) as session:
+        for number, code in enumerate(cells, start=1):
+            result = json.loads(session.handle("run", json.dumps(
+                {"page": PAGES["L14"].name, "lab": "L14", "pieces": pieces, "code": code})))
+            assert result["error"] is None, f"cell {number} above the lab: {result['error']}"
+
+
+def test_the_values_step_alone_comes_first_and_both_engines_agree_after_the_lab() -> None:
     outputs = page_outputs("L14")
-    printed = text_of(outputs[0])
+    (values_table,) = [item for item in outputs[0] if item["kind"] == "table"]
+    first_nodes = next(row for row in values_table["rows"] if row[0] == "nodes in the graph")[1]
+    both = outputs[cell_printing("with tensors")]
+    printed = text_of(both)
     losses = re.search(r"loss: ([\d.]+) with Values, ([\d.]+) with tensors", printed)
     assert losses and losses.group(1) == losses.group(2)
+    assert f"loss: {losses.group(1)}" in text_of(outputs[0])  # the same step as the first cell's
     gap = float(re.search(r"between the two gradients: (\S+)", printed).group(1))
     assert gap < 1e-12
-    (table,) = [item for item in outputs[0] if item["kind"] == "table"]
+    (table,) = [item for item in both if item["kind"] == "table"]
     nodes = next(row for row in table["rows"] if row[0] == "nodes in the graph")
+    assert nodes[1] == first_nodes
     value_nodes, tensor_nodes = (int(n.replace(",", "")) for n in nodes[1:])
     assert 1000 < value_nodes < 10_000 and tensor_nodes < value_nodes / 50  # "a few thousand" against a handful
+
+
+def test_a_plain_number_meets_only_a_tensor_of_shape_empty() -> None:
+    """The page: `t * 2.5` works when t has shape (); (1,) is refused in this lesson."""
+    printed = text_of(page_outputs("L14")[cell_printing("Tensor(-1.5) * 2.5")])
+    assert "Tensor(-1.5) * 2.5 = -3.75" in printed
+    assert re.search(r"ValueError: .*\(1,\).*\(\)", printed)
+    assert "works when `t` has shape `()`" in TEXT
+
+
+def test_the_drawn_columns_are_every_byte_of_the_file() -> None:
+    outputs = page_outputs("L14")
+    printed = text_of(outputs[-1])
+    count = int(re.search(r"(\d+) different bytes occur in the file", printed).group(1))
+    (heat,) = [item for item in outputs[-1] if item["kind"] == "tensor"]
+    assert len(heat["col_labels"]) == count
+    text = (ROOT / "labs" / "data" / "names.txt").read_bytes()
+    assert count == len(set(text)) < 256
 
 
 def test_each_row_of_the_gradient_is_negative_exactly_where_a_byte_followed() -> None:
@@ -44,4 +103,21 @@ def test_each_row_of_the_gradient_is_negative_exactly_where_a_byte_followed() ->
         negative = {column for column, value in zip(heat["col_labels"], row) if value < 0}
         assert negative == followed[label], label
         assert all(value > 0 for column, value in zip(heat["col_labels"], row) if column not in negative)
-    assert re.search(r"Row `m`\s+has two negative cells", PAGES["L14"].read_text())
+    assert re.search(r"Row `m`\s+has two negative cells", TEXT)
+
+
+def test_the_code_a_learner_reads_fits_the_editor() -> None:
+    """The page's cells, the lab's starters and hints' code, and lesson 14's pieces of ember/tensor.py."""
+    for kind, body in FENCE.findall(TEXT):
+        if kind == "ember-cell":
+            assert all(len(line) <= 88 for line in body.splitlines()), body
+    for gap_id in COURSE.lesson("L14").gaps:
+        gap = COURSE.gaps[gap_id]
+        for line in (gap.starter or "").splitlines() + gap.finished.splitlines():
+            assert len(line) <= 92, (gap_id, line)
+    source = (ROOT / "ember" / "tensor.py").read_text()
+    for gap_id in ("L14.unary", "L14.backward"):
+        region = source.split(f"# --- gap {gap_id} ---")[1].split("# --- end gap ---")[0]
+        assert all(len(line) <= 92 for line in region.splitlines()), gap_id
+    check = source[source.index("def check_grad"):]
+    assert all(len(line) <= 92 for line in check.splitlines())
