@@ -17,7 +17,7 @@ from itertools import pairwise
 from typing import Any
 
 from ..claimkit import Env, Fail, claim, close, show
-from ..cost import GROWTH, Tally, Work, grows_with_the_square, growth_text, reads, tallied
+from ..cost import GROWTH, QUADRATIC, Tally, Work, grows_with_the_square, growth_text, reads, tallied
 from ..oracle import Flat, Shape, agree, by_values, nested, numbers, rule_grads, total
 
 BYTES = 256
@@ -337,6 +337,10 @@ class Case:
             raise Fail("value_sign", **shown)
         if agree([got], [sum(lse - dot for _, _, lse, _, dot in self.parts) / self.pairs]):
             raise Fail("value_weight", **shown)
+        v = self.shape[1]
+        tops = sum(n * max(self.flat[a * v:(a + 1) * v]) for a, n, _, _, _ in self.parts)
+        if agree([got], [expected - tops / self.pairs]):
+            raise Fail("value_shift", **shown)
         raise Fail("value_wrong", **shown)
 
     def row_apart(self, got: Flat, expected: Flat) -> dict[str, str]:
@@ -534,6 +538,11 @@ def rows_reads(env: Env, shape: Shape) -> int:
 
 @claim("L18", "pair_loss_cost")
 def pair_loss_cost(env: Env) -> None:
+    shape = COST_SIZES[0][0]
+    few, many = pair_loss_reads(env, shape), pair_loss_reads(env, shape, GROWTH)
+    if many > QUADRATIC * few:
+        raise Fail("count_cost", shape=show(shape), growth=GROWTH, width=shape[1],
+                   reads=growth_text(few, many).replace("on an input", "on counts"))
     for small, large, grown in COST_SIZES:
         few, many = pair_loss_reads(env, small), pair_loss_reads(env, large)
         if not grows_with_the_square(few, many):
@@ -543,11 +552,6 @@ def pair_loss_cost(env: Env) -> None:
         if grows_with_the_square(*alone):
             raise Fail("rows_cost", reads=growth_text(*alone), **shown)
         raise Fail("cost", reads=growth_text(few, many), grown=grown, **shown)
-    shape = COST_SIZES[0][0]
-    few, many = pair_loss_reads(env, shape), pair_loss_reads(env, shape, GROWTH)
-    if many > 3 * few:
-        raise Fail("count_cost", shape=show(shape), growth=GROWTH, width=shape[1],
-                   reads=growth_text(few, many).replace("on an input", "on counts"))
 
 
 TRAIN_STEPS, TRAIN_RATE = 10, 20.0
