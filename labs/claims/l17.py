@@ -16,7 +16,7 @@ from typing import Any
 
 from ..claimkit import Env, Fail, claim, show
 from ..cost import GROWTH, Tally, Work, grows_with_the_square, growth_text, tallied
-from ..oracle import Flat, Shape, agree, by_values, nested, numbers, total
+from ..oracle import Flat, Shape, agree, by_values, nested, numbers, rule_grads, total
 
 # (shape, targets, seed of the logits): targets repeat, and some rows' targets are not their largest logit.
 CASES: list[tuple[Shape, list[int], int]] = [
@@ -242,6 +242,14 @@ def gradient(env: Env) -> None:
         r = first_row_apart(got, doubled, v)
         raise Fail("twice", targets=show(targets), shape=show(shape), row=r,
                    got=show(row_of(got, r, v)), expected=show(row_of(doubled, r, v)))
+    logits, loss = loss_of(env, flat, shape, targets)
+    _, expected = spelled_out(env, flat, shape, targets, UPSTREAM)
+    (returned,) = rule_grads(loss, [UPSTREAM])
+    if any(g != 0.0 for g in logits.grad) or not agree(returned, expected):
+        r = first_row_apart(returned, expected, v)
+        raise Fail("wrote_parent", targets=show(targets), shape=show(shape), scale=show(UPSTREAM), row=r,
+                   got=show(row_of(returned, r, v)), expected=show(row_of(expected, r, v)),
+                   grad=show(row_of(list(logits.grad), r, v)))
 
 
 @claim("L17", "stable")
