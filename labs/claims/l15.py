@@ -541,9 +541,9 @@ def binary_cost(env: Env) -> None:
         forward, rule = binary_reads(env, a, op, b)
         big_forward, big_rule = binary_reads(env, big_a, op, big_b)
         expr = f"a {op} b for a of shape {show(a)} and b of shape {show(b)}"
-        growth = Growth(f"the forward of {expr}", forward, big_forward, size(shape), size(big))
+        growth = Growth(f"The forward of {expr}", forward, big_forward, size(shape), size(big))
         if growth.quadratic:
             raise Fail("forward", **growth.values())
-        growth = Growth(f"the rule of {expr}", rule, big_rule, size(shape), size(big))
+        growth = Growth(f"The rule of {expr}", rule, big_rule, size(shape), size(big))
         if growth.quadratic:
             raise Fail("rule", **growth.values())
