@@ -31,6 +31,31 @@ const theme = EditorView.theme({
   ".cm-ember-marker": { backgroundColor: "var(--ember-marker-bg)" },
 });
 
+const MAC = /Mac|iPhone|iPad/.test(globalThis.navigator?.platform || "");
+let notes = 0;
+
+/**
+ * Under an editor, in words, its keys: Tab indents as a coder expects, Escape then Tab leaves (CodeMirror's
+ * convention: after Escape, the next Tab within two seconds moves the focus on), and Ctrl+Enter runs. The
+ * editor's content is described by it, so a screen reader says it on entering. Answers the note's id.
+ */
+function keysNote(parent, runs) {
+  const note = document.createElement("p");
+  note.className = "ember-keys";
+  note.id = `ember-keys-${++notes}`;
+  note.textContent = `Tab indents. To leave the editor, press Esc, then Tab. ${MAC ? "⌘" : "Ctrl"}+Enter ${runs}.`;
+  parent.after(note);
+  return note.id;
+}
+
+/** What the editable text of every editor says of itself: a name, its keys, and no phone keyboard's corrections. */
+function contentAttributes(label, noteId) {
+  return EditorView.contentAttributes.of({
+    "aria-label": label, "aria-describedby": noteId, tabindex: "0",
+    autocapitalize: "off", autocorrect: "off", spellcheck: "false", translate: "no",
+  });
+}
+
 function base(onRun) {
   return [
     history(),
@@ -48,7 +73,7 @@ export function cellEditor(parent, code, { onRun, label }) {
     parent,
     state: EditorState.create({
       doc: code,
-      extensions: [base(onRun), EditorView.contentAttributes.of({ "aria-label": label })],
+      extensions: [base(onRun), contentAttributes(label, keysNote(parent, "runs the cell"))],
     }),
   });
 }
@@ -132,7 +157,7 @@ export function labEditor(parent, code, { gaps, gapIds, onChange, onRun, label }
         field,
         decorations,
         onlyInGaps,
-        EditorView.contentAttributes.of({ "aria-label": label }),
+        contentAttributes(label, keysNote(parent, "runs the checks")),
         EditorView.updateListener.of((update) => {
           const typed = update.transactions.some((tr) => tr.docChanged && !tr.annotation(rebuilt));
           if (typed) onChange(gapTexts(update.view));

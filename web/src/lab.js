@@ -15,6 +15,13 @@ function withNumbersWhole(element, text) {
   return element;
 }
 
+
+/** A lab editor's accessible name: its file, the gaps that can be edited in it, and that the rest cannot. */
+function labLabel(file, gapIds) {
+  const gaps = gapIds.length === 1 ? `gap ${gapIds[0]}` : `gaps ${gapIds.join(", ")}`;
+  return `ember/${file}, ${gaps} editable; the rest of the file is read-only`;
+}
+
 export class Lab {
   constructor(holder, { course, runtime, siteRoot }) {
     this.holder = holder;
@@ -83,7 +90,7 @@ export class Lab {
         more.hidden = shown >= gap.hints.length;
       });
       const reset = el("button", { class: "md-button ember-reset", type: "button", onclick: () => this.resetGap(id) }, "Reset this gap");
-      const go = el("button", { class: "md-button", type: "button", onclick: () => this.goTo(id) }, "Go to the gap");
+      const go = el("button", { class: "md-button ember-go", type: "button", onclick: () => this.goTo(id) }, "Go to the gap");
       list.append(el("div", { class: "ember-gap", "data-gap": id },
         el("p", {}, el("code", { text: id }), ` ${gap.title}`), el("div", { class: "ember-toolbar" }, go, more, reset), hints));
     }
@@ -155,7 +162,7 @@ export class Lab {
           gapIds: this.gapIds,
           onChange: (texts) => this.save(texts),
           onRun: () => this.check(),
-          label: `ember/${file}: your module; the gaps of ${this.lesson.id} are editable`,
+          label: labLabel(file, this.gapIds.filter((id) => this.course.gaps[id].file === file)),
         });
         const first = this.gapIds.find((id) => this.course.gaps[id].file === file);
         if (first) scrollToGap(this.editors[file], first);

@@ -1,5 +1,6 @@
 // The page's interactive parts: questions, the home page's progress, cells and the lab. Loaded by
 // main.js once per visit; with instant navigation it mounts each new page on the same runtime.
+import { cellToCell, mountSkipLinks, nameTheThemesParts, watchScrollBoxes } from "./access.js";
 import { resultBox, takeBack } from "./notebook.js";
 import { mountQuestions } from "./questions.js";
 import { el } from "./render.js";
@@ -166,6 +167,10 @@ async function mountPage() {
   const root = document.querySelector("article") || document.body;
   const page = root.querySelector(".ember-page");
   if (page && location.protocol !== "file:") runtime.start(); // boot Python first: everything else can wait
+  nameTheThemesParts();
+  mountSkipLinks(root);
+  watchScrollBoxes(root);
+  cellToCell(root);
   let data;
   try {
     data = await loadCourse();

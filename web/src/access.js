@@ -1,0 +1,132 @@
+// What the page adds for keyboards and screen readers beyond each part's own: names for the theme's search
+// dialog and loading bar, a skip link to the lab, a way from cell to cell, and boxes that scroll sideways made
+// reachable by keyboard (a formula, a table or a drawing wider than a phone).
+import { el } from "./render.js";
+
+/** Names for the theme's own markup that has none: its search dialog; its loading bar is only a picture. */
+export function nameTheThemesParts() {
+  document.querySelector(".md-search[role=dialog]")?.setAttribute("aria-label", "Search the course");
+  const progress = document.querySelector(".md-progress");
+  if (progress) {
+    progress.setAttribute("aria-hidden", "true"); // the page's own title change tells a new page has come
+    progress.removeAttribute("role");
+  }
+}
+
+const SCROLLERS = ".arithmatex, .katex-display, .ember-table, .ember-figure, .ember-tensor-heat, .ember-pair, .ember-output pre";
+
+/** Whether a box is narrower than what it holds, so that part of it is seen only by scrolling it. */
+function scrollsSideways(box) {
+  return box.scrollWidth > box.clientWidth + 1 && getComputedStyle(box).overflowX !== "visible";
+}
+
+/**
+ * Every box of ``root`` that scrolls sideways can be reached with Tab and scrolled with the arrow keys, and is
+ * named; a box that no longer scrolls is taken out of the Tab order again. Run again whenever the page changes.
+ */
+export function reachScrollBoxes(root) {
+  for (const box of root.querySelectorAll(SCROLLERS)) {
+    if (box.closest(".cm-editor")) continue; // an editor scrolls itself and is focusable as it is
+    const scrolls = scrollsSideways(box);
+    if (scrolls && !box.hasAttribute("tabindex")) {
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", box.matches(".arithmatex, .katex-display") ? "Formula (scrolls sideways)"
+        : box.matches(".ember-table") ? "Table (scrolls sideways)" : "Drawing or output (scrolls sideways)");
+      box.dataset.emberScrollBox = "true";
+    } else if (!scrolls && box.dataset.emberScrollBox) {
+      box.removeAttribute("tabindex");
+      box.removeAttribute("role");
+      box.removeAttribute("aria-label");
+      delete box.dataset.emberScrollBox;
+    }
+  }
+}
+
+let watcher = null;
+
+/** Keep ``root``'s scroll boxes reachable while its outputs come and the window changes size. */
+export function watchScrollBoxes(root) {
+  watcher?.disconnect();
+  let queued = false;
+  const again = () => {
+    if (queued) return;
+    queued = true;
+    requestAnimationFrame(() => { queued = false; reachScrollBoxes(root); });
+  };
+  watcher = new MutationObserver(again);
+  watcher.observe(root, { childList: true, subtree: true });
+  window.removeEventListener("resize", watchScrollBoxes.resize);
+  watchScrollBoxes.resize = again;
+  window.addEventListener("resize", again);
+  again();
+}
+
+/**
+ * Right after the theme's own "Skip to content", the first stops of the page's Tab order: links that skip to
+ * the lab's first gap and to the first example cell. Out of sight until focused, as skip links are: from the top
+ * of a lesson, Tab, Tab and Enter put the cursor in the first gap.
+ */
+export function mountSkipLinks(root) {
+  document.querySelectorAll(".ember-skip").forEach((old) => old.remove());
+  const lab = root.querySelector(".ember-lab");
+  const cell = root.querySelector(".ember-cell");
+  if (!lab && !cell) return;
+  const links = el("nav", { class: "ember-skip", "aria-label": "Skip to the lab or the examples" });
+  if (lab) {
+    lab.id ||= "ember-lab";
+    links.append(el("a", { class: "ember-skip-link", href: `#${lab.id}`, onclick: (event) => toLab(event, lab) }, "Skip to the lab"));
+  }
+  if (cell) {
+    cell.id ||= "ember-first-cell";
+    links.append(el("a", { class: "ember-skip-link", href: `#${cell.id}`, onclick: (event) => toCell(event, cell) },
+      "Skip to the first example cell"));
+  }
+  const themeSkip = document.querySelector(".md-skip");
+  if (themeSkip) themeSkip.after(links);
+  else document.body.prepend(links);
+}
+
+/** The lab's first gap, with the cursor in it; before the editors are built, the lab itself. */
+function toLab(event, lab) {
+  event.preventDefault();
+  const go = lab.querySelector(".ember-gap .ember-go");
+  if (go && lab.dataset.ready === "true") {
+    go.click();
+    return;
+  }
+  lab.setAttribute("tabindex", "-1");
+  lab.scrollIntoView({ block: "start" });
+  lab.focus({ preventScroll: true });
+}
+
+/** The first example cell's editor (or its Run button while the editors wait for Python). */
+function toCell(event, cell) {
+  event.preventDefault();
+  cell.scrollIntoView({ block: "start" });
+  const target = cell.querySelector(".cm-content, button");
+  if (target) target.focus({ preventScroll: true });
+}
+
+/**
+ * Alt+PageDown and Alt+PageUp move the focus to the next or the previous example cell's editor, or the lab,
+ * from anywhere in the lesson, the editors included: the way from cell to cell without Tab-ing through prose.
+ */
+export function cellToCell(root) {
+  document.removeEventListener("keydown", cellToCell.listener, true);
+  cellToCell.listener = (event) => {
+    if (!event.altKey || (event.key !== "PageDown" && event.key !== "PageUp")) return;
+    const stops = [...root.querySelectorAll(".ember-cell, .ember-lab")];
+    if (!stops.length) return;
+    const here = stops.findIndex((stop) => stop.contains(document.activeElement));
+    const below = (stop) => stop.getBoundingClientRect().top > 1;
+    let next;
+    if (event.key === "PageDown") next = here >= 0 ? stops[here + 1] : stops.find(below);
+    else next = here >= 0 ? stops[here - 1] : [...stops].reverse().find((stop) => !below(stop));
+    if (!next) return;
+    event.preventDefault();
+    if (next.classList.contains("ember-lab")) toLab(event, next);
+    else toCell(event, next);
+  };
+  document.addEventListener("keydown", cellToCell.listener, true);
+}
