@@ -562,7 +562,10 @@ SUM_GROWTH: list[tuple[Any, int]] = [(lambda n: (n, 3), 1), (lambda n: (3, n), 0
 def sum_cost(env: Env) -> None:
     for make, axis in SUM_GROWTH:
         shape, big = make(4), make(4 * GROWTH)
-        forward, rule, _ = sum_reads(env, shape, axis)
+        try:
+            forward, rule, _ = sum_reads(env, shape, axis)
+        except NotImplementedError as error:
+            raise Fail("not_yet", call=call_of(axis, False), error=f"NotImplementedError: {error}") from None
         big_forward, big_rule, joined_rule = sum_reads(env, big, axis)
         what = f"x.sum(axis={axis}) for x of shape {show(shape)}"
         growth = Growth(f"The forward of {what}", forward, big_forward, size(shape), size(big))
