@@ -253,8 +253,8 @@ def _pair(item: Item, look: Look) -> str:
 
 
 def _is_number(text: str) -> bool:
-    """Whether a table cell reads as a number (it is then aligned right)."""
-    return bool(text) and all(c in "0123456789.-+e" for c in text)
+    """Whether a table cell reads as a number (it is then aligned right): 'ee', a name, is text."""
+    return any(c.isdigit() for c in text) and all(c in "0123456789.-+e" for c in text)
 
 
 def _table(item: Item, look: Look) -> str:
