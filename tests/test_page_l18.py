@@ -1,0 +1,120 @@
+"""Lesson 18's page: the learner's pair_loss is held against the spelled-out loss before training runs on it, and
+the page's words say what its runs show and whose code each piece is."""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+
+import pytest
+
+from labs.course import load_course
+from labs.learner import finished_pieces, module_sources
+from labs.pipeline import check_lesson
+from labs.render import render
+from tests.test_part2_pages import PAGES, page_outputs, position, text_of
+
+pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
+
+COURSE = load_course()
+LAB = "```ember-lab\nL18\n```"
+GAP_NAMES = ("count_pairs(", "count_loss(", "pair_loss(", "sample(")
+
+
+def cells() -> list[str]:
+    return re.findall(r"```ember-cell\n(.*?)```", PAGES["L18"].read_text(), re.DOTALL)
+
+
+def cell_index(needle: str) -> int:
+    (index,) = [i for i, code in enumerate(cells()) if needle in code]
+    return index
+
+
+def tables(outputs: list[dict]) -> list[dict]:
+    return [item for item in outputs if item["kind"] == "table"]
+
+
+def test_the_page_opens_with_a_retrieval_question_before_any_cell() -> None:
+    text = PAGES["L18"].read_text()
+    assert position("L18", "```ember-question\nL18.recall_repeated_row\n```") < text.index("```ember-cell")
+
+
+def test_no_cell_above_the_lab_calls_a_piece_of_the_lab() -> None:
+    text = PAGES["L18"].read_text()
+    lab = position("L18", LAB)
+    for code in cells():
+        if any(name in code for name in GAP_NAMES):
+            assert text.index(code) > lab, code[:60]
+
+
+def test_pair_loss_is_held_against_the_spelled_out_loss_before_the_training_uses_it() -> None:
+    spelled = cell_index("spelled_w.rows(firsts).cross_entropy(nexts)")
+    training = cell_index('key="loss"')
+    assert spelled < training
+    assert all("pair_loss(" not in code for code in cells()[:spelled])
+    assert position("L18", LAB) < position("L18", "spelled_w.rows(firsts)")
+
+
+def test_the_page_says_which_pieces_are_the_course_s_and_no_more_is_claimed_for_the_learner() -> None:
+    text = PAGES["L18"].read_text()
+    assert "Every piece of this model is yours" not in text
+    assert "whole trick" not in text
+    assert "`train(W, loss_of, steps, lr, each)` in the same file is the course's code" in text
+    assert "The course gave the rest: the `Tensor`\nconstructor and `Tensor.made`" in text
+    assert "L18.pair_loss" in [getattr(gap, "id", gap) for gap in COURSE.lesson("L18").gaps]
+
+
+def test_the_pages_words_match_what_its_cells_print_and_show() -> None:
+    outputs = page_outputs("L18")
+    # the two losses agree "to the last few digits, in the loss and in every one of the 65,536 numbers"
+    spelled = outputs[cell_index("spelled_w.rows(firsts)")]
+    printed = text_of(spelled)
+    assert float(re.search(r"loss difference: (\S+)", printed).group(1)) < 1e-12
+    assert float(re.search(r"gradients of W: (\S+)", printed).group(1)) < 1e-12
+    assert int(re.search(r"row a is picked (\d+) times", printed).group(1)) > 1  # rows() sees a repeated row
+    (table,) = tables(spelled)
+    assert table["rows"][0][1].startswith("27, ") and table["rows"][0][2].startswith("1,999, ")
+    assert table["rows"][1][1] == table["rows"][1][2] and table["rows"][2][1] == table["rows"][2][2]
+    # training reaches the target line with the finished pieces, at learning rate 70, in about 141 steps
+    training = text_of(outputs[cell_index('key="loss"')])
+    step = int(re.search(r"step (\d+): loss \S+, at the target", training).group(1))
+    assert 120 <= step <= 160
+    # the absurd learning rate stops with W back at weights whose loss was finite
+    too_big = text_of(outputs[cell_index("first_steps(1e305)")])
+    assert "learning rate 1e+305: step 3: the loss is inf" in too_big
+    assert "W is back at the weights of step 2, whose loss was" in too_big
+
+
+def test_a_name_in_a_table_is_text_aligned_left_even_when_it_reads_like_a_number() -> None:
+    html = render({"kind": "table", "title": "", "headers": ["name"], "rows": [["e"], ["ee"], ["ele"], ["2.5"]]})
+    assert "<td>e</td>" in html and "<td>ee</td>" in html and "<td>ele</td>" in html
+    assert '<td class="hx-num">2.5</td>' in html
+
+
+def test_the_step_never_moves_a_weight_by_more_than_the_learning_rate() -> None:
+    """The page: an entry of the gradient is never larger than 1 in size."""
+    from ember.bigram import count_pairs, pair_loss
+    from ember.tensor import Tensor
+    from labs.datasets import names_text
+
+    counts = count_pairs(names_text())
+    w = Tensor([[(a * 7 + b * 13) % 11 - 5.0 for b in range(256)] for a in range(256)])
+    pair_loss(w, counts).backward()
+    assert 0.0 < max(abs(g) for g in w.grad) <= 1.0
+
+
+def test_the_checks_of_lab_18_are_quick() -> None:
+    sources = module_sources(COURSE, "L18", finished_pieces(COURSE, 18))
+    start = time.perf_counter()
+    report = check_lesson("L18", sources, course=COURSE)
+    assert report.passed, [r for r in report.results if not r.passed]
+    assert time.perf_counter() - start < 4.0
+
+
+def test_the_first_loss_is_ln_256() -> None:
+    from ember.bigram import count_pairs, pair_loss
+    from ember.tensor import Tensor
+
+    w = Tensor([[0.0] * 256 for _ in range(256)])
+    assert pair_loss(w, count_pairs(b"emma\nava\n")).item() == pytest.approx(math.log(256))
