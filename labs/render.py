@@ -344,7 +344,37 @@ def _plot(item: Item, look: Look) -> str:
         parts.append(_line([(x(px), y(py)) for px, py in points], index, name))
     parts.append("</svg>")
     legend = _legend([name for name, _ in series], look) if len(series) > 1 or series[0][0] else ""
-    return _figure("ember-plot", "".join(parts), item.get("title"), look, legend, key=item.get("key"))
+    numbers = _plot_numbers(item, look)
+    return _figure("ember-plot", "".join(parts), item.get("title"), look, legend + numbers, key=item.get("key"))
+
+
+def _folded_table(summary: str, headers: Sequence[str], rows: Sequence[Sequence[object]], look: Look) -> str:
+    """A picture's numbers as a table a listener can reach, folded under ``summary`` (a picture's text equivalent)."""
+    head = "".join(f'<th scope="col">{_e(h)}</th>' for h in headers)
+    body = "".join("<tr>" + "".join(f'<td class="hx-num">{_e(c)}</td>' if _is_number(str(c)) else f"<td>{_e(c)}</td>"
+                                    for c in row) + "</tr>" for row in rows)
+    return (f'<details class="ember-table ember-numbers"><summary>{_e(summary)}</summary>'
+            f'<table class="hx-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></details>')
+
+
+def _plot_numbers(item: Item, look: Look) -> str:
+    """Each line of a plot in numbers: how many points, where it starts and ends, its lowest and highest y."""
+    rows = []
+    for line in item.get("series", []):
+        points = [(float(x), float(y)) for x, y in line.get("points", []) if _finite(x) and _finite(y)]
+        if not points:
+            continue
+        low = min(points, key=lambda p: p[1])
+        high = max(points, key=lambda p: p[1])
+        at = lambda p: f"{_num(p[1])} at {_num(p[0])}"
+        rows.append([line.get("name") or "the line", len(points), at(points[0]), at(points[-1]), at(low), at(high)])
+    x, y = item.get("x_label", "x"), item.get("y_label", "y")
+    return _folded_table("The plot in numbers", ["line", "points", f"first {y} (at {x})", f"last {y} (at {x})",
+                                                  f"lowest {y} (at {x})", f"highest {y} (at {x})"], rows, look)
+
+
+def _finite(v: object) -> bool:
+    return isinstance(v, (int, float)) and math.isfinite(v)
 
 
 def _line(points: Sequence[tuple[float, float]], index: int, name: str) -> str:
@@ -718,7 +748,30 @@ def _tensor_heat(item: Item, look: Look) -> str:
              f"orange: negative, down to {_num(low)}; blue: positive, up to {_num(high)}; "
              "the stronger the colour, the further from 0")
     caption = f'<p class="ember-tensor-scale"{_s(look, "margin:0.2em 0;font-size:smaller")}>{_e(scale)}</p>'
-    return f'<div class="ember-tensor-heat"{_s(look, "overflow-x:auto;max-width:100%")}>{"".join(parts)}</div>{caption}'
+    return (f'<div class="ember-tensor-heat"{_s(look, "overflow-x:auto;max-width:100%")}>{"".join(parts)}</div>'
+            f"{caption}{_heat_numbers(values, row_labels, col_labels, look)}")
+
+
+HEAT_TABLE_UP_TO = 32 * 32  # a heat map with more cells than this tells its numbers row by row in a summary
+
+
+def _heat_numbers(values: Sequence[Sequence[float | None]], row_labels: Sequence[str], col_labels: Sequence[str],
+                  look: Look) -> str:
+    """A heat map's numbers as a table (row by row), or for a large one each row's smallest and largest."""
+    label = lambda labels, i: labels[i] if i < len(labels) else str(i)
+    n_cols = len(values[0]) if values else 0
+    if len(values) * n_cols <= HEAT_TABLE_UP_TO:
+        rows = [[label(row_labels, r), *("" if v is None else _num(v) for v in row)] for r, row in enumerate(values)]
+        headers = ["", *(label(col_labels, c) for c in range(n_cols))]
+        return _folded_table("The heat map in numbers", headers, rows, look)
+    rows = []
+    for r, row in enumerate(values):
+        known = [(v, c) for c, v in enumerate(row) if v is not None]
+        if known:
+            (low, lc), (high, hc) = min(known), max(known)
+            rows.append([label(row_labels, r), f"{_num(low)} at {label(col_labels, lc)}",
+                         f"{_num(high)} at {label(col_labels, hc)}"])
+    return _folded_table("The heat map in numbers, row by row", ["row", "smallest", "largest"], rows, look)
 
 
 DRAW: dict[str, Callable[[Item, Look], str]] = {

@@ -672,3 +672,34 @@ def test_a_large_2d_tensor_is_a_heat_map_of_merged_runs_by_default() -> None:
     assert len(paths) == 2 and not heat_cells(page)  # two shades besides the unshaded lowest, no rect per cell
     assert len(page) < 60_000  # runs of equal shade are one rect each, not 65,536 of them
     assert "shape (256, 256): 65,536 numbers" in text_of(page)
+
+
+# --- a picture's numbers, for a listener: the text equivalent of a plot or a heat map ---------------------------
+
+
+def numbers_table(page: str) -> tuple[str, list[list[str]]]:
+    """The folded table of a picture's numbers: its summary and its rows of cell texts (headers first)."""
+    found = re.search(r'<details class="ember-table ember-numbers"><summary>(.*?)</summary>(.*?)</details>', page, re.S)
+    assert found, "no table of the picture's numbers"
+    rows = [[html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
+            for row in re.findall(r"<tr>(.*?)</tr>", found.group(2), re.S)]
+    return html.unescape(found.group(1)), rows
+
+
+def test_a_plot_tells_each_line_in_numbers_where_it_starts_ends_and_turns() -> None:
+    item = {"kind": "plot", "title": "loss", "x_label": "step", "y_label": "loss",
+            "series": [{"name": "<train>", "points": [[1, 3.0], [2, 1.5], [3, 2.0]]}]}
+    summary, rows = numbers_table(item_html(item, fake_svg))
+    assert summary == "The plot in numbers"
+    assert rows[1] == ["<train>", "3", "3 at 1", "2 at 3", "1.5 at 2", "3 at 1"]
+
+
+def test_a_heat_map_tells_its_numbers_and_a_large_one_each_rows_extremes() -> None:
+    item = one(lambda d: d.show_tensor([[0, 1, 2], [3, 4, 8]], heat=True, labels=(["a", "b"], ["x", "y", "<z>"])))
+    summary, rows = numbers_table(item_html(item, fake_svg))
+    assert summary == "The heat map in numbers"
+    assert rows == [["", "x", "y", "<z>"], ["a", "0", "1", "2"], ["b", "3", "4", "8"]]
+    grid = [[float(r * 100 + c) for c in range(40)] for r in range(40)]
+    summary, rows = numbers_table(render(one(lambda d: d.show_tensor(grid, heat=True)), Look(room=560)))
+    assert summary == "The heat map in numbers, row by row"
+    assert rows[0] == ["row", "smallest", "largest"] and rows[2] == ["1", "100 at 0", "139 at 39"]

@@ -3,6 +3,8 @@ import { cellEditor } from "./editor.js";
 import { el, renderLive, renderOutputs, roomIn } from "./render.js";
 import * as storage from "./storage.js";
 
+const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
+
 /** Turn every .ember-cell of a page into a runnable cell. */
 export function mountCells(root, { runtime, lesson, page, loadFinished }) {
   root.querySelectorAll(".ember-cell").forEach((holder, index) => {
@@ -11,7 +13,9 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
     const run = el("button", { class: "md-button md-button--primary ember-run", type: "button" }, "Run");
     const stop = el("button", { class: "md-button ember-stop", type: "button", hidden: true }, "Stop");
     const status = el("span", { class: "ember-status", "aria-live": "polite" });
-    const output = el("div", { class: "ember-output", "aria-live": "polite" });
+    // The output is not a live region: a cell that prints a thousand lines, or redraws its plot at every step of a
+    // training, would be read out line by line. The status beside Run says, once, that the run ended.
+    const output = el("div", { class: "ember-output" });
     const editorBox = el("div", { class: "ember-editor" });
     holder.append(editorBox, el("div", { class: "ember-toolbar" }, run, stop, status), output);
     const view = cellEditor(editorBox, code.replace(/\n$/, ""), {
@@ -29,7 +33,8 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
       try {
         const live = el("div", { class: "ember-live" });
         output.append(live);
-        const onProgress = (item) => renderLive(live, item);
+        // With reduced motion asked for, a live picture is drawn once, when the run ends, not at every step.
+        const onProgress = (item) => { if (!REDUCED_MOTION.matches) renderLive(live, item); };
         const onAsk = (prompt) => askInPage(live, prompt);
         // Python lays pictures out for the output's width (their text keeps its size on a phone).
         const room = roomIn(output, 1, 100000);
@@ -38,7 +43,7 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         output.replaceChildren();
         await renderOutputs(output, result.outputs);
         if (result.error) showError(output, result.error, { lesson, loadFinished });
-        status.textContent = result.error ? "" : `done in ${Math.round(performance.now() - started)} ms`;
+        status.textContent = result.error ? "" : `done in ${Math.round(performance.now() - started)} ms; its output is below`;
         holder.dataset.state = result.error ? "error" : "done";
       } catch (error) {
         const restarted = runtime.wasRestarted(error);

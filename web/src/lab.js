@@ -40,7 +40,9 @@ export class Lab {
     const lesson = this.lesson;
     this.status = el("p", { class: "ember-status", "aria-live": "polite", text: "Starting Python to build your module…" });
     this.editorBox = el("div", { class: "ember-lab-editors" });
-    this.claimList = el("ul", { class: "ember-claims", "aria-live": "polite" });
+    this.claimList = el("ul", { class: "ember-claims" });
+    // One short sentence per run of the checks is read out, not the whole list again.
+    this.summary = el("p", { class: "ember-check-summary", role: "status" });
     for (const claim of lesson.claims) {
       this.claimList.append(el("li", { "data-claim": claim.key, "data-state": "idle" },
         el("span", { class: "ember-claim-mark", "aria-hidden": "true", text: "○" }),
@@ -70,6 +72,7 @@ export class Lab {
       this.replaceMine,
       this.problem,
       el("h4", { text: "Checks" }),
+      this.summary,
       this.claimList,
       this.closing,
     );
@@ -228,6 +231,10 @@ export class Lab {
 
   showReport(report) {
     const passed = report.results.filter((r) => r.passed).length;
+    const failing = report.results.find((r) => !r.passed);
+    const name = failing && this.claimList.querySelector(`[data-claim="${CSS.escape(failing.claim)}"] .ember-claim-name`);
+    this.summary.textContent = `${passed} of ${report.results.length} checks hold`
+      + (failing ? `; first failing: ${name?.textContent || failing.claim}.` : ". Every check holds.");
     for (const result of report.results) {
       const item = this.claimList.querySelector(`[data-claim="${CSS.escape(result.claim)}"]`);
       if (!item) continue;

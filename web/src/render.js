@@ -161,14 +161,19 @@ function stepThrough(box) {
     clearInterval(timer);
     timer = null;
     play.textContent = "Play";
+    say.setAttribute("aria-live", "polite");
   };
-  const back = el("button", { class: "md-button", onclick: () => { stop(); at = Math.max(0, at - 1); show(); } }, "Back");
-  const next = el("button", { class: "md-button", onclick: () => { stop(); at = Math.min(frames.length - 1, at + 1); show(); } }, "Next");
+  const back = el("button", { class: "md-button", type: "button", onclick: () => { stop(); at = Math.max(0, at - 1); show(); } }, "Back");
+  const next = el("button", { class: "md-button", type: "button", onclick: () => { stop(); at = Math.min(frames.length - 1, at + 1); show(); } }, "Next");
+  // Play moves on by itself, so it has no place where reduced motion is asked for (Back and Next stay), and while
+  // it plays the sentence of each step is not read out.
   const play = el("button", {
-    class: "md-button",
+    class: "md-button ember-play",
+    type: "button",
     onclick: () => {
       if (timer) return stop();
       play.textContent = "Pause";
+      say.setAttribute("aria-live", "off");
       timer = setInterval(() => (at < frames.length - 1 ? (at++, show()) : stop()), 700);
     },
   }, "Play");
