@@ -2,7 +2,8 @@
 
 This file runs unchanged in CPython (imported) and in the page's Python worker (its text sent as a
 cell, so its functions live in the page's namespace and use the learner's files, here the finished
-pieces). Each measuring function answers a dict of plain numbers, so the two places print alike.
+pieces, lesson 18's pair_loss among them). Each measuring function answers a dict of plain numbers, so
+the two places print alike.
 """
 
 from __future__ import annotations
