@@ -13,7 +13,8 @@ export function nameTheThemesParts() {
   }
 }
 
-const SCROLLERS = ".arithmatex, .katex-display, .ember-table, .ember-figure, .ember-tensor-heat, .ember-pair, .ember-output pre";
+const SCROLLERS = ".arithmatex, .katex-display, .ember-table, .md-typeset__scrollwrap, .ember-figure, .ember-tensor-heat, "
+  + ".ember-pair, .ember-output pre";
 
 /** Whether a box is narrower than what it holds, so that part of it is seen only by scrolling it. */
 function scrollsSideways(box) {
@@ -32,7 +33,7 @@ export function reachScrollBoxes(root) {
       box.setAttribute("tabindex", "0");
       box.setAttribute("role", "region");
       box.setAttribute("aria-label", box.matches(".arithmatex, .katex-display") ? "Formula (scrolls sideways)"
-        : box.matches(".ember-table") ? "Table (scrolls sideways)" : "Drawing or output (scrolls sideways)");
+        : box.matches(".ember-table, .md-typeset__scrollwrap") ? "Table (scrolls sideways)" : "Drawing or output (scrolls sideways)");
       box.dataset.emberScrollBox = "true";
     } else if (!scrolls && box.dataset.emberScrollBox) {
       box.removeAttribute("tabindex");
@@ -87,9 +88,18 @@ export function mountSkipLinks(root) {
   else document.body.prepend(links);
 }
 
+/**
+ * The theme's instant navigation takes a click on a link of the page, even to a place on it, as a visit: it would
+ * draw the page anew and lose the focus the link has just given. A skip link's click stops with the page's own.
+ */
+function own(event) {
+  event.preventDefault();
+  event.stopPropagation();
+}
+
 /** The lab's first gap, with the cursor in it; before the editors are built, the lab itself. */
 function toLab(event, lab) {
-  event.preventDefault();
+  own(event);
   const go = lab.querySelector(".ember-gap .ember-go");
   if (go && lab.dataset.ready === "true") {
     go.click();
@@ -102,7 +112,7 @@ function toLab(event, lab) {
 
 /** The first example cell's editor (or its Run button while the editors wait for Python). */
 function toCell(event, cell) {
-  event.preventDefault();
+  own(event);
   cell.scrollIntoView({ block: "start" });
   const target = cell.querySelector(".cm-content, button");
   if (target) target.focus({ preventScroll: true });

@@ -56,6 +56,42 @@ function contentAttributes(label, noteId) {
   });
 }
 
+const TABBABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"]), [contenteditable="true"]';
+
+/** The first element the keyboard can reach after (or, backwards, before) ``box``, outside it. */
+function nextStop(box, backwards) {
+  const stops = [...document.querySelectorAll(TABBABLE)].filter((e) => !box.contains(e) && !e.disabled
+    && e.getClientRects().length && !e.closest("[hidden], [inert]"));
+  const after = (e) => box.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING;
+  return backwards ? stops.filter((e) => !after(e)).at(-1) : stops.find(after);
+}
+
+/**
+ * Escape, then Tab (or Shift+Tab) within two seconds, leaves the editor for the next (or the previous) control,
+ * as CodeMirror's convention has it. The editor moves the focus itself: the browser would start from the line
+ * the cursor was on, which the editor may have drawn anew meanwhile, and then from somewhere else on the page.
+ * It listens on the editor's outer box, before CodeMirror's own handling of the keys.
+ */
+function leaveByEscapeThenTab(view) {
+  let escaped = 0;
+  view.dom.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      escaped = Date.now();
+      return;
+    }
+    if (event.key !== "Tab" || Date.now() - escaped > 2000) {
+      escaped = 0;
+      return;
+    }
+    escaped = 0;
+    const stop = nextStop(view.dom, event.shiftKey);
+    if (!stop) return;
+    event.preventDefault();
+    stop.focus();
+  }, true);
+  return view;
+}
+
 function base(onRun) {
   return [
     history(),
@@ -69,13 +105,13 @@ function base(onRun) {
 
 /** An editor for an example cell: everything editable. */
 export function cellEditor(parent, code, { onRun, label }) {
-  return new EditorView({
+  return leaveByEscapeThenTab(new EditorView({
     parent,
     state: EditorState.create({
       doc: code,
       extensions: [base(onRun), contentAttributes(label, keysNote(parent, "runs the cell"))],
     }),
-  });
+  }));
 }
 
 // --- the lab's gaps ------------------------------------------------------------------------
@@ -166,7 +202,7 @@ export function labEditor(parent, code, { gaps, gapIds, onChange, onRun, label }
     }),
   });
   view.emberGaps = field;
-  return view;
+  return leaveByEscapeThenTab(view);
 }
 
 /** The exact text of every editable gap: {id: text}. */
