@@ -45,15 +45,17 @@ export function reachScrollBoxes(root) {
 }
 
 let watcher = null;
+const SETTLE_MS = 300;
 
 /** Keep ``root``'s scroll boxes reachable while its outputs come and the window changes size. */
 export function watchScrollBoxes(root) {
   watcher?.disconnect();
-  let queued = false;
+  // Once things settle: a lab being rebuilt or a training drawing its curve changes the page many times a second,
+  // and each look at the boxes measures their layout.
+  let timer = null;
   const again = () => {
-    if (queued) return;
-    queued = true;
-    requestAnimationFrame(() => { queued = false; reachScrollBoxes(root); });
+    clearTimeout(timer);
+    timer = setTimeout(() => reachScrollBoxes(root), SETTLE_MS);
   };
   watcher = new MutationObserver(again);
   watcher.observe(root, { childList: true, subtree: true });
