@@ -9,19 +9,21 @@ the page never holds a Python object. Requests carry the learner's work as
 from __future__ import annotations
 
 import gc
+import importlib
 import json
 import sys
 import traceback
 from collections.abc import Callable, Mapping
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from types import MappingProxyType
+from types import FunctionType, MappingProxyType, ModuleType
 from typing import Any, ClassVar
 
 from .course import Course, load_course
 from .display import Display
 from .learner import (
     INIT_SOURCE,
+    PACKAGE,
     Module,
     Work,
     build_modules,
@@ -71,6 +73,20 @@ class InputUnavailable(RuntimeError):
     """input() was called where the page cannot answer it."""
 
 
+
+def _is_learners(module_name: object) -> bool:
+    return isinstance(module_name, str) and (module_name == PACKAGE or module_name.startswith(PACKAGE + "."))
+
+
+def _fresh(value: Any) -> Any:
+    """A learner's module, or a class or function defined at the top of one, as its file now defines it; any
+    other value as it is."""
+    if isinstance(value, ModuleType):
+        return importlib.import_module(value.__name__) if _is_learners(value.__name__) else value
+    if isinstance(value, (type, FunctionType)) and _is_learners(getattr(value, "__module__", None)):
+        return getattr(importlib.import_module(value.__module__), value.__qualname__, value)
+    return value
+
 class Session:
     """One learner's Python: their modules on disk, and one namespace per page for its cells."""
 
@@ -85,6 +101,8 @@ class Session:
         self.namespaces: dict[str, dict[str, Any]] = {}
         self.modules: dict[str, Module] = {}
         self._built: tuple | None = None  # the (lab, work) that self.modules were built from
+        self._writes = 0  # how many times the learner's files changed; a namespace remembers the count it saw
+        self._seen: dict[str, int] = {}
         self._outputs: Outputs | None = None
         self._ask: Ask | None = None
 
@@ -105,6 +123,7 @@ class Session:
             forget_ember()
             forget_listings()
             self.modules = modules
+            self._writes += 1
         self._built = key
         return modules
 
@@ -121,6 +140,22 @@ class Session:
         if page not in self.namespaces:
             self.namespaces[page] = {"__name__": "__main__", **Display(self._emit).functions(), "input": self._input}
         return self.namespaces[page]
+
+    def _rebind(self, page: str) -> None:
+        """Point the names a page's earlier cells bound to the learner's modules at the files as they are now.
+
+        A cell above the lab imports ``Tensor`` while its gap holds a starter; the learner writes the gap, and a
+        cell below uses that name again. Without this it would run the starter, from a module since forgotten.
+        A module that does not import now fails the cell, with the place of the fault in the learner's file.
+        """
+        namespace = self._namespace(page)
+        if self._seen.get(page) == self._writes:
+            return
+        for name, value in list(namespace.items()):
+            fresh = _fresh(value)
+            if fresh is not value:
+                namespace[name] = fresh
+        self._seen[page] = self._writes
 
     def _emit(self, item: Output) -> None:
         if self._outputs is None:
@@ -165,6 +200,7 @@ class Session:
         else:
             try:
                 with _CollectAfter(), redirect_stdout(outputs), redirect_stderr(Stderr(outputs)):
+                    self._rebind(page)
                     exec(compiled, self._namespace(page))
             except KeyboardInterrupt:
                 error = {**Problem("stopped", "Stopped.").to_dict(), "cell_line": None}

@@ -240,3 +240,24 @@ def test_a_new_session_imports_a_lessons_check_functions_with_its_first_check_on
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.splitlines()[-1])
     assert seen == {"before": [], "after": ["labs.claims.l10"], "passed": True}, seen
+
+
+def test_a_name_an_earlier_cell_imported_follows_the_learners_file_once_the_gap_is_written(session: Session) -> None:
+    """Above the lab a cell imports Value while L10.backward holds its starter; below it, after the learner wrote
+    the gap, a cell that uses the same name runs the learner's backward(), not the starter's."""
+    before = finished_pieces(COURSE, 9)
+    above = run(session, "from ember.scalar import Value\nimport ember.scalar as scalar\nmade = Value(1.0)\n"
+                "try:\n    (made * made).backward()\nexcept NotImplementedError:\n    print('starter')", before)
+    assert above["error"] is None and above["outputs"][0]["text"] == "starter\n"
+    below = run(session, "y = Value(3.0)\n(y * y).backward()\nprint(y.grad, scalar.Value is Value, made.data)",
+                finished_pieces(COURSE, 10))
+    assert below["error"] is None, below["error"]
+    assert below["outputs"][0]["text"] == "6.0 True 1.0\n"
+
+
+def test_a_learners_file_that_no_longer_imports_fails_the_cell_that_uses_a_name_from_it(session: Session) -> None:
+    assert run(session, "from ember.scalar import Value")["error"] is None
+    broken = finished_pieces(COURSE, 10) | {"L10.backward": "def backward(self) -> None:\n    return (\n"}
+    result = run(session, "print(Value(2.0))", broken)
+    assert result["error"] is not None and "SyntaxError: '(' was never closed" in result["error"]["message"]
+    assert result["error"] == run(session, "from ember.scalar import Value", broken)["error"]  # as its own import
