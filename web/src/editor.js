@@ -109,7 +109,9 @@ export function cellEditor(parent, code, { onRun, label }) {
     parent,
     state: EditorState.create({
       doc: code,
-      extensions: [base(onRun), contentAttributes(label, keysNote(parent, "runs the cell"))],
+      // A line longer than the column wraps instead of running out of sight: the column holds about 70 characters
+      // of code at a desktop's width and 40 on a phone. The lab's file does not wrap: its lines are the file's.
+      extensions: [base(onRun), EditorView.lineWrapping, contentAttributes(label, keysNote(parent, "runs the cell"))],
     }),
   }));
 }
