@@ -11,6 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from labs.course import load_course
+from tests.test_pages import ROOT, fences
 
 from .conftest import Watch
 from .learner import (
@@ -26,6 +27,7 @@ from .learner import (
 )
 
 COURSE = load_course()
+LESSON_12 = ROOT / "docs" / "lessons" / "12-downhill.md"
 LESSONS = list(COURSE.lessons.values())
 PICTURES = {  # what a page draws from the learner's own code once its cells have run
     "L01": ".ember-plot svg path.ember-line",
@@ -140,9 +142,12 @@ def test_a_learner_jumps_to_lesson_12_loads_the_finished_pieces_and_trains(page:
     load_finished_pieces(page)
     fill_every_gap(page, "L12")
     expect(page.locator("#ember-python")).to_have_attribute("data-state", "ready", timeout=BOOT_MS)
-    training = page.locator(".ember-cell", has=page.locator(".cm-content", has_text='key="loss"')).first
-    index = page.locator(".ember-cell").evaluate_all(
-        "(cells, target) => cells.indexOf(target)", training.element_handle())
+    # The training cell, found by its source on the page's file: an editor draws only the lines near the window,
+    # so once the cell has run and its output pushed them away its text is not all there to read.
+    cells = fences(LESSON_12, "ember-cell")
+    index = next(number for number, code in enumerate(cells) if 'key="loss"' in code)
+    source = cells[index].rstrip("\n")
+    training = page.locator(".ember-cell").nth(index)
     for earlier in range(index):
         run_cell(page, earlier)
     output = run_cell(page, index)
@@ -152,7 +157,6 @@ def test_a_learner_jumps_to_lesson_12_loads_the_finished_pieces_and_trains(page:
     expect(output.locator(".ember-boundary svg rect")).not_to_have_count(0)
 
     # Train longer, press Stop midway: the model stays as it was after its last finished step.
-    source = training.locator(".cm-content").inner_text()
     assert "learning_rate, steps = 0.5, 30" in source
     replace_cell_code(page, index, source.replace("learning_rate, steps = 0.5, 30", "learning_rate, steps = 0.5, 3000"))
     training.get_by_role("button", name="Run", exact=True).click()

@@ -23,9 +23,12 @@ function scrollsSideways(box) {
 
 /**
  * Every box of ``root`` that scrolls sideways can be reached with Tab and scrolled with the arrow keys, and is
- * named; a box that no longer scrolls is taken out of the Tab order again. Run again whenever the page changes.
+ * named; a box that no longer scrolls is taken out of the Tab order again. Run again whenever the page changes;
+ * the document's data-ember-scroll-boxes counts the runs (a test waits on it after it resizes the window).
  */
 export function reachScrollBoxes(root) {
+  const looks = document.documentElement.dataset;
+  looks.emberScrollBoxes = String(Number(looks.emberScrollBoxes || 0) + 1);
   for (const box of root.querySelectorAll(SCROLLERS)) {
     if (box.closest(".cm-editor")) continue; // an editor scrolls itself and is focusable as it is
     const scrolls = scrollsSideways(box);
