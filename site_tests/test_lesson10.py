@@ -14,6 +14,7 @@ from .conftest import LESSON_10
 from .learner import (
     BOOT_MS,
     BREADTH_FIRST,
+    RUN_MS,
     cell,
     held,
     lab_editor,
@@ -117,7 +118,7 @@ def test_the_lab_from_starter_to_every_claim_passing(page: Page, base_url: str) 
     page.reload()
     wait_for_lab(page)
     assert "queue.pop(0)" in (stored_piece(page, "L10.backward") or "")
-    expect(lab_editor(page)).to_contain_text("queue = [self]")
+    expect(lab_editor(page)).to_contain_text("queue = [self]", timeout=RUN_MS)  # drawn once the lab has scrolled
 
 
 def test_text_outside_the_gaps_cannot_change(page: Page, base_url: str) -> None:
@@ -266,7 +267,7 @@ def test_a_gap_can_be_reset_and_the_reset_undone(page: Page, base_url: str) -> N
     expect(lab_editor(page)).to_contain_text("raise NotImplementedError")
     assert stored_piece(page, "L10.backward") is None
     lab.get_by_role("button", name="Undo").click()
-    expect(lab_editor(page)).to_contain_text("queue = [self]")
+    expect(lab_editor(page)).to_contain_text("queue = [self]", timeout=RUN_MS)  # drawn once the lab has scrolled
     assert "queue.pop(0)" in (stored_piece(page, "L10.backward") or "")
 
 
