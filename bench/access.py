@@ -22,7 +22,7 @@ import re
 import sys
 from pathlib import Path
 
-from playwright.sync_api import Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
 from bench.learner_code import CHROMIUM, FLAGS, load_average, served, step
@@ -37,7 +37,8 @@ PAGES = {"home": "", "hosting": "hosting/", **LESSONS}
 BOOT_MS = 120_000
 
 VIOLATIONS = """async () => (await axe.run(document, { resultTypes: ["violations"] })).violations.map(
-  (v) => ({ rule: v.id, impact: v.impact, nodes: v.nodes.length }))"""
+  (v) => ({ rule: v.id, impact: v.impact, nodes: v.nodes.length, first: v.nodes[0].target.join(" ") }))"""
+LOOKED = "Number(document.documentElement.dataset.emberScrollBoxes || 0)"
 # Every coloured run of code text with its colour and the colour behind it (tints composited over what they
 # cover), and the contrast between them, by WCAG's formula.
 CODE_CONTRAST = """() => {
@@ -81,6 +82,16 @@ CODE_CONTRAST = """() => {
 }"""
 
 
+def use_scheme(page: Page, scheme: str) -> None:
+    """The scheme as a learner gets it: the system's preference, or the header's toggle once the theme has stored
+    a palette (it does on the first visit, and then a change of preference no longer reaches it)."""
+    page.emulate_media(color_scheme=scheme)
+    wanted = "slate" if scheme == "dark" else "default"
+    if page.evaluate("document.body.dataset.mdColorScheme") != wanted:
+        page.locator(f'label[title="Switch to the {scheme} theme"]').click()
+    expect(page.locator("body")).to_have_attribute("data-md-color-scheme", wanted)
+
+
 def prepare(page: Page, lesson: str) -> None:
     """Bring a lesson to the states a learner brings it to (see the module's docstring)."""
     course = load_course()
@@ -108,25 +119,34 @@ def prepare(page: Page, lesson: str) -> None:
         stepper.get_by_role("button", name="Next").click()
 
 
-def violations(page: Page, base: str) -> tuple[collections.Counter, collections.Counter]:
-    """axe's violations (elements) by impact and by rule, over every page and look."""
+def violations(browser: Browser, base: str) -> tuple[collections.Counter, collections.Counter, dict]:
+    """axe's violations (elements) by impact and by rule, over every page and look, each page in a browser profile
+    of its own (the theme keeps a palette once stored, which would outlast a change of scheme), as the tests do;
+    and the first element of each rule."""
     by_impact: collections.Counter = collections.Counter()
     by_rule: collections.Counter = collections.Counter()
+    where: dict[str, str] = {}
     for name, path in PAGES.items():
         step(f"axe on {name}")
-        page.set_viewport_size({"width": 1280, "height": 900})
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
         page.goto(base + path)
         if name in LESSONS:
             prepare(page, name)
         page.add_script_tag(content=AXE.read_text())
         for scheme, width in LOOKS:
-            page.emulate_media(color_scheme=scheme)
-            page.set_viewport_size({"width": width, "height": 900})
+            use_scheme(page, scheme)
+            if page.viewport_size["width"] != width:
+                looked = page.evaluate(LOOKED)
+                page.set_viewport_size({"width": width, "height": 900})
+                page.wait_for_function(f"{LOOKED} > {looked}")  # the page looks at its scroll boxes once settled
             page.wait_for_timeout(100)
             for found in page.evaluate(VIOLATIONS):
                 by_impact[found["impact"]] += found["nodes"]
                 by_rule[(found["rule"], found["impact"])] += found["nodes"]
-    return by_impact, by_rule
+                where.setdefault(found["rule"], f"{name}, {scheme} {width}: {found['first']}")
+        context.close()
+    return by_impact, by_rule, where
 
 
 def keys_to_the_first_gap(page: Page, base: str) -> int:
@@ -156,7 +176,7 @@ def code_contrast(page: Page, base: str) -> dict[str, dict]:
     prepare(page, "L10")
     lowest = {}
     for scheme in ("light", "dark"):
-        page.emulate_media(color_scheme=scheme)
+        use_scheme(page, scheme)
         page.wait_for_timeout(100)
         runs = page.evaluate(CODE_CONTRAST)
         lowest[scheme] = min(runs, key=lambda run: run["ratio"]) | {"runs": len(runs)}
@@ -167,8 +187,7 @@ def main() -> None:
     print(f"# bench/access.py, load average {load_average()}")
     with served(isolate=True) as base, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        page = browser.new_context().new_page()
-        by_impact, by_rule = violations(page, base)
+        by_impact, by_rule, where = violations(browser, base)
         presses = keys_to_the_first_gap(browser.new_context().new_page(), base)
         contrast = code_contrast(browser.new_context().new_page(), base)
         browser.close()
@@ -177,7 +196,7 @@ def main() -> None:
     for impact in ("critical", "serious", "moderate", "minor"):
         print(f"  {impact}: {by_impact.get(impact, 0)}")
     for (rule, impact), count in by_rule.most_common():
-        print(f"    {count:5d}  {impact:9s} {rule}")
+        print(f"    {count:5d}  {impact:9s} {rule} (first: {where[rule]})")
     print(f"key presses from the top of lesson 10 to the cursor in its lab's first gap: {presses}")
     for scheme, run in contrast.items():
         print(f"lowest contrast of code text, {scheme}: {run['ratio']:.2f}:1 ({run['where']}, {run['cls'] or 'plain'}, "

@@ -48,11 +48,21 @@ def serious_violations(page: Page) -> list[dict]:
                                         for rule, selector in waived)]
 
 
+def use_scheme(page: Page, scheme: str) -> None:
+    """The light or the dark scheme, as a learner gets it: the system's preference, or, once the theme has stored
+    a palette (it does on the first visit), its toggle in the header."""
+    page.emulate_media(color_scheme=scheme)
+    wanted = "slate" if scheme == "dark" else "default"
+    if page.evaluate("document.body.dataset.mdColorScheme") != wanted:
+        page.locator(f'label[title="Switch to the {scheme} theme"]').click()
+    expect(page.locator("body")).to_have_attribute("data-md-color-scheme", wanted)
+
+
 def in_every_look(page: Page) -> dict[str, list[dict]]:
     """The violations of the page in each scheme and width, the page left as the learner brought it there."""
     found = {}
     for scheme, width in LOOKS:
-        page.emulate_media(color_scheme=scheme)
+        use_scheme(page, scheme)
         if page.viewport_size["width"] != width:
             looked = page.evaluate("Number(document.documentElement.dataset.emberScrollBoxes || 0)")
             page.set_viewport_size({"width": width, "height": 900})
