@@ -4,7 +4,7 @@ import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirro
 import { python } from "@codemirror/lang-python";
 import { HighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/language";
 import { Annotation, EditorState, RangeSetBuilder, StateEffect, StateField } from "@codemirror/state";
-import { Decoration, EditorView, keymap, lineNumbers } from "@codemirror/view";
+import { Decoration, EditorView, ViewPlugin, keymap, lineNumbers } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
 
 // Colours come from the site theme's own variables, so light and dark follow the palette switch.
@@ -103,6 +103,37 @@ function base(onRun) {
   ];
 }
 
+const HANG = 4; // a wrapped line's continuation starts this many characters right of the line's own indentation
+
+/** The line decorations that hang each visible line's wrapped parts under its own indentation, and further in. */
+function hangingLines(view) {
+  const builder = new RangeSetBuilder();
+  for (const { from, to } of view.visibleRanges) {
+    for (let at = from; at <= to;) {
+      const line = view.state.doc.lineAt(at);
+      const indent = line.text.length - line.text.trimStart().length + HANG;
+      builder.add(line.from, line.from, Decoration.line({ attributes: {
+        style: `padding-left: calc(${indent}ch + 6px); text-indent: -${indent}ch` } }));
+      at = line.to + 1;
+    }
+  }
+  return builder.finish();
+}
+
+/**
+ * Long lines wrap, and a wrapped part hangs under its line's indentation and further in, so that Python's blocks
+ * still read as blocks on a phone (a continuation at the left edge would look like a line of its own).
+ */
+const wrapHanging = [
+  EditorView.lineWrapping,
+  ViewPlugin.fromClass(class {
+    constructor(view) { this.decorations = hangingLines(view); }
+    update(update) {
+      if (update.docChanged || update.viewportChanged) this.decorations = hangingLines(update.view);
+    }
+  }, { decorations: (plugin) => plugin.decorations }),
+];
+
 /** An editor for an example cell: everything editable. */
 export function cellEditor(parent, code, { onRun, label }) {
   return leaveByEscapeThenTab(new EditorView({
@@ -111,7 +142,7 @@ export function cellEditor(parent, code, { onRun, label }) {
       doc: code,
       // A line longer than the column wraps instead of running out of sight: the column holds about 70 characters
       // of code at a desktop's width and 40 on a phone. The lab's file does not wrap: its lines are the file's.
-      extensions: [base(onRun), EditorView.lineWrapping, contentAttributes(label, keysNote(parent, "runs the cell"))],
+      extensions: [base(onRun), wrapHanging, contentAttributes(label, keysNote(parent, "runs the cell"))],
     }),
   }));
 }
