@@ -1,1 +1,1 @@
-"""ember: reverse-mode automatic differentiation on single numbers."""
+"""ember: reverse-mode automatic differentiation, on single numbers and on arrays of them."""

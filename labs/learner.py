@@ -19,7 +19,8 @@ from .gaps import Fill, Gap, GapSyntaxError, fill, find_gaps, indented, marker_l
 from .problems import Place, Problem
 
 Pieces = dict[str, str]  # gap id -> the learner's code for that gap
-INIT_SOURCE = '"""My ember: reverse-mode automatic differentiation on single numbers."""\n'  # ember/__init__.py
+# The learner's ember/__init__.py:
+INIT_SOURCE = '"""My ember: reverse-mode automatic differentiation, on single numbers and on arrays of them."""\n'
 PACKAGE = "ember"  # the learner's package
 
 
