@@ -15,7 +15,7 @@ The count is the same on every machine, in the terminal and in the page.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any, SupportsIndex
 
 GROWTH = 8  # the larger input holds this many times the numbers of the smaller one
@@ -126,18 +126,24 @@ def tallied(tensor: Any, work: Work) -> Any:
 
 
 @contextmanager
-def counted_results(module: Any, names: Iterable[str], work: Work) -> Iterator[None]:
-    """Inside the block, the list each named function of ``module`` returns counts what is read from it.
+def counted_results(module: Any, names: Iterable[str], work: Work, charge_made: bool = False) -> Iterator[None]:
+    """Inside the block, the list each named function of ``module`` returns counts what is read from it, and with
+    ``charge_made`` its length counts too, as the work of making it.
 
     For the course's own helpers (``broadcast_index``, ``expand``) that a learner's rule reads through:
-    a rule that scans their result once per number is found as if it scanned its own lists.
+    a rule that scans their result once per number, or makes one per number, is found as if it scanned its own
+    lists.
     """
     kept = {name: getattr(module, name) for name in names if callable(getattr(module, name, None))}
 
     def counting(function: Callable[..., Any]) -> Callable[..., Any]:
         def wrapped(*args: Any, **kwargs: Any) -> Any:
             got = function(*args, **kwargs)
-            return Tally(plain(got), work) if isinstance(got, list) else got
+            if not isinstance(got, list):
+                return got
+            if charge_made:
+                work.reads += len(got)
+            return Tally(plain(got), work)
         return wrapped
 
     for name, function in kept.items():
@@ -147,3 +153,32 @@ def counted_results(module: Any, names: Iterable[str], work: Work) -> Iterator[N
     finally:
         for name, function in kept.items():
             setattr(module, name, function)
+
+
+TENSOR_HELPERS = ("broadcast_index", "expand")  # the course's own helpers in ember/tensor.py that rules read through
+
+
+def helpers_counted(module: Any, work: Work) -> AbstractContextManager[None]:
+    """Inside the block, the tensor module's broadcast_index and expand hand back counting lists, and each list
+    they make counts its own length as work."""
+    return counted_results(module, TENSOR_HELPERS, work, charge_made=True)
+
+
+class Growth:
+    """Reads of one piece of work on a small input and on one GROWTH times larger, with how many numbers each
+    input held."""
+
+    def __init__(self, what: str, small: int, large: int, numbers_small: int, numbers_large: int) -> None:
+        self.what, self.small, self.large = what, small, large
+        self.numbers_small, self.numbers_large = numbers_small, numbers_large
+
+    @property
+    def quadratic(self) -> bool:
+        return grows_with_the_square(self.small, self.large)
+
+    def values(self) -> dict[str, Any]:
+        """The fields every cost message shows."""
+        return dict(what=self.what, growth=growth_text(self.small, self.large), n_small=f"{self.numbers_small:,}",
+                    n_large=f"{self.numbers_large:,}", times=GROWTH,
+                    per_small=f"{self.small / max(self.numbers_small, 1):.1f}",
+                    per_large=f"{self.large / max(self.numbers_large, 1):.1f}")

@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from ..claimkit import Env, Fail, claim, show
-from ..cost import GROWTH, Tally, Work, counted_results, grows_with_the_square, growth_text, tallied
+from ..cost import GROWTH, Growth, Tally, Work, helpers_counted, tallied
 from ..oracle import Shape, agree, names_shape, nested, numbers, rule_grads, seed_kept, size, stretched, total
 
 # --- the checker's own broadcasting ------------------------------------------------------------
@@ -424,32 +424,6 @@ def three_axes(env: Env) -> None:
 
 # --- how the work grows, counted (labs.cost): never timed ----------------------------------------
 
-HELPERS = ("broadcast_index", "expand")
-
-
-@contextmanager
-def helpers_counted(module: ModuleType, work: Work) -> Iterator[None]:
-    """Inside the block, the course's broadcast_index and expand hand back counting lists, and each list they
-    make counts its own length as work: a rule that makes one per number is found as one that scans one."""
-    with counted_results(module, HELPERS, work):
-        kept = {name: getattr(module, name) for name in HELPERS if callable(getattr(module, name, None))}
-
-        def charged(function: Callable[..., Any]) -> Callable[..., Any]:
-            def wrapped(*args: Any, **kwargs: Any) -> Any:
-                got = function(*args, **kwargs)
-                work.reads += len(got) if isinstance(got, list) else 0
-                return got
-            return wrapped
-
-        for name, function in kept.items():
-            setattr(module, name, charged(function))
-        try:
-            yield
-        finally:
-            for name, function in kept.items():
-                setattr(module, name, function)
-
-
 @contextmanager
 def checkers_unbroadcast(module: ModuleType) -> Iterator[None]:
     """Inside the block, the module's unbroadcast is the checker's own (one pass over the gradient), so that
@@ -467,26 +441,6 @@ def checkers_unbroadcast(module: ModuleType) -> Iterator[None]:
         yield
     finally:
         module.unbroadcast = kept  # type: ignore[attr-defined]
-
-
-class Growth:
-    """Reads of one piece of work on a small input and on one GROWTH times larger, with how many numbers each
-    input held."""
-
-    def __init__(self, what: str, small: int, large: int, numbers_small: int, numbers_large: int) -> None:
-        self.what, self.small, self.large = what, small, large
-        self.numbers_small, self.numbers_large = numbers_small, numbers_large
-
-    @property
-    def quadratic(self) -> bool:
-        return grows_with_the_square(self.small, self.large)
-
-    def values(self) -> dict[str, Any]:
-        """The fields every cost message shows."""
-        return dict(what=self.what, growth=growth_text(self.small, self.large), n_small=f"{self.numbers_small:,}",
-                    n_large=f"{self.numbers_large:,}", times=GROWTH,
-                    per_small=f"{self.small / max(self.numbers_small, 1):.1f}",
-                    per_large=f"{self.large / max(self.numbers_large, 1):.1f}")
 
 
 def unbroadcast_reads(env: Env, shape: Shape, to: Shape) -> int:

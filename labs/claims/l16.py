@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..claimkit import Env, Fail, claim, show
-from ..cost import GROWTH, Tally, Work, tallied
+from ..cost import GROWTH, Growth, Tally, Work, helpers_counted, tallied
 from ..oracle import Flat, Shape, agree, leaves, names_shape, nested, numbers, rule_grads, seed_kept, size, total
-from .l15 import Growth, helpers_counted
 
 # --- positions, by the checker's own arithmetic ---------------------------------------------------
 
@@ -424,17 +423,23 @@ ROWS_CASES: list[list[int]] = [[3, 1], [2, 0, 2], [1, 1, 0, 1]]
 TABLE: Shape = (4, 3)
 
 
+def rows_by_values(env: Env, w: Flat, picked: list[int], seed: Flat) -> tuple[Flat, Flat]:
+    """The oracle of a lookup: the picked rows of the (4, 3) table ``w`` and W's gradient under ``seed``, from the
+    learner's Values."""
+    _, m = TABLE
+    vw = leaves(env, w)
+    chosen = [vw[i * m + j] for i in picked for j in range(m)]
+    total([c * s for c, s in zip(chosen, seed)]).backward()
+    return [float(v.data) for v in chosen], [float(v.grad) for v in vw]
+
+
 @claim("L16", "rows")
 def rows(env: Env) -> None:
     n, m = TABLE
     for case, picked in enumerate(ROWS_CASES):
         w = numbers(TABLE, 1700 + case)
         seed = numbers((len(picked), m), 1710 + case, 0.5, 3.0)
-        vw = leaves(env, w)
-        chosen = [vw[i * m + j] for i in picked for j in range(m)]
-        total([c * s for c, s in zip(chosen, seed)]).backward()
-        expected_values = [float(v.data) for v in chosen]
-        expected = [float(v.grad) for v in vw]
+        expected_values, expected = rows_by_values(env, w, picked, seed)
         tw = tensor(env, w, TABLE)
         indices = list(picked)
         out = tw.rows(indices)
@@ -484,11 +489,7 @@ def rows_negative(env: Env) -> None:
         w = numbers(TABLE, 1720 + case)
         seed = numbers((len(picked), m), 1730 + case, 0.5, 3.0)
         rows_picked = [i % n for i in picked]
-        vw = leaves(env, w)
-        chosen = [vw[i * m + j] for i in rows_picked for j in range(m)]
-        total([c * s for c, s in zip(chosen, seed)]).backward()
-        expected_values = [float(v.data) for v in chosen]
-        expected = [float(v.grad) for v in vw]
+        expected_values, expected = rows_by_values(env, w, rows_picked, seed)
         values = dict(picked=show(list(picked)), rows=show(rows_picked), w=show(nested(w, TABLE)),
                       seed=show(nested(seed, (len(picked), m))), expected=show(nested(expected, TABLE)),
                       expected_values=show(nested(expected_values, (len(picked), m))),

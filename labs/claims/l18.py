@@ -559,17 +559,8 @@ TRAIN_STEPS, TRAIN_RATE = 10, 20.0
 
 def _model_loss(w: list[float], counts: list[list[int]]) -> float:
     """The checker's own mean cross-entropy of the weights ``w`` (flat, 256 × 256) over every pair in counts."""
-    total, pairs = 0.0, 0
-    for a, row in enumerate(counts):
-        n = sum(row)
-        if not n:
-            continue
-        scores = w[a * BYTES:(a + 1) * BYTES]
-        top = max(scores)
-        norm = top + math.log(sum(math.exp(s - top) for s in scores))
-        total += sum(c * (norm - scores[b]) for b, c in enumerate(row) if c)
-        pairs += n
-    return total / pairs
+    parts = row_parts(w, (BYTES, BYTES), counts)
+    return sum(n * logsumexp - picked for _, n, logsumexp, _, picked in parts) / sum(n for _, n, *_ in parts)
 
 
 @claim("L18", "learns")
