@@ -18,7 +18,6 @@ The browser tests hold the first two to zero serious violations and three presse
 from __future__ import annotations
 
 import collections
-import re
 import sys
 from pathlib import Path
 
@@ -26,13 +25,13 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
 from bench.learner_code import CHROMIUM, FLAGS, load_average, served, step
-from labs.course import load_course
+from labs.course.model import load_course
+from labs.course.pages import lesson_page_files
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 LOOKS = [("light", 1280), ("dark", 1280), ("light", 390), ("dark", 390)]
-LESSONS = {re.search(r"^lesson: (L\d\d)$", page.read_text(), re.M)[1]: f"lessons/{page.stem}/"
-           for page in sorted((ROOT / "docs" / "lessons").glob("*.md"))}
+LESSONS = {lesson: f"lessons/{page.parent.name}/" for lesson, page in lesson_page_files().items()}
 PAGES = {"home": "", "hosting": "hosting/", **LESSONS}
 BOOT_MS = 120_000
 

@@ -30,9 +30,9 @@ from pathlib import Path
 from playwright.sync_api import Page, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
-from labs.course import load_course
-from labs.learner import finished_pieces
-from labs.pages import example_cells, lesson_pages
+from labs.checking.learner import finished_pieces
+from labs.course.model import load_course
+from labs.course.pages import example_cells, lesson_pages
 from scripts.serve import make_server
 from site_tests.learner import START_WORKER
 
@@ -56,7 +56,7 @@ MEMORY_GROWTH_TARGET_MIB = 16.0  # from the sixth run to the tenth
 
 LOOP = """
 import time
-from labs.timelimit import mechanism, time_limit
+from labs.checking.timelimit import mechanism, time_limit
 
 
 def loop():
@@ -133,7 +133,7 @@ def train_lesson_12(page: Page, course) -> list[int]:
 
 
 # The baseline for the memory figure: the same worker with the session's collection after a cell turned off.
-NO_COLLECTION = "import labs.session\nlabs.session._CollectAfter.__exit__ = lambda self, *exc: None"
+NO_COLLECTION = "import labs.frontends.session\nlabs.session._CollectAfter.__exit__ = lambda self, *exc: None"
 
 
 def memory_without_collection(page: Page, course) -> list[int]:

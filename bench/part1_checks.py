@@ -16,7 +16,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
-from labs.course import load_course
+from labs.course.model import load_course
 from site_tests.conftest import built_for_port, serve
 from site_tests.learner import type_into_gap, wait_for_lab
 

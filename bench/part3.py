@@ -38,8 +38,8 @@ from playwright.sync_api import Page, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
 from bench.learner_code import CHROMIUM, FLAGS, MEMORY, MIB, cell, printed, served, step
-from labs.course import load_course
-from labs.learner import finished_pieces
+from labs.checking.learner import finished_pieces
+from labs.course.model import load_course
 from site_tests.learner import START_WORKER
 
 ROOT = Path(__file__).resolve().parent.parent

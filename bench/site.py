@@ -56,7 +56,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
 from bench.learner_code import LOOP, LOOP_TARGET, loop_times
-from labs.course import load_course
+from labs.course.model import load_course
 from scripts.serve import make_server
 from site_tests.conftest import built_for_port  # instant navigation works only on the port the site was built for
 from site_tests.learner import replace_cell_code, stored_piece, type_into_gap

@@ -3,7 +3,7 @@
 Run by build_site.py after MkDocs (which empties site/). What it makes:
 
 - the lesson notebooks and the starting ember/ files, generated from the lessons' data
-  (labs/notebook_files.py), as the app's built contents;
+  (labs/frontends/notebook_files.py), as the app's built contents;
 - site/notebook/, built by `jupyter lite build` from .venv-notebook (an environment of its own:
   every notebook extension installed beside JupyterLite would be bundled into the app), with only
   the notebook, editor and file-browser apps and no source maps;
@@ -44,10 +44,10 @@ DOIT_CACHE = ".jupyterlite.doit.db"
 LEFTOVERS = ("rspack.config.js", "rspack.config.analyze.js", "rspack.config.watch.js", "package.json")
 
 sys.path.insert(0, str(ROOT))
-from labs.course import REFERENCE_DIR, load_course  # noqa: E402 - needs the repository on sys.path first
-from labs.notebook import STORAGE_NAME  # noqa: E402 - the drive's IndexedDB database; the lesson pages write there too
-from labs.notebook_files import APP_FOLDER, notebook_contents  # noqa: E402
-from labs.pages import lesson_pages  # noqa: E402
+from labs.course.model import REFERENCE_DIR, load_course  # noqa: E402 - needs the repository on sys.path first
+from labs.course.pages import lesson_pages  # noqa: E402
+from labs.frontends.notebook import STORAGE_NAME  # noqa: E402 - the drive's IndexedDB database; the lesson pages write there too
+from labs.frontends.notebook_files import APP_FOLDER, notebook_contents  # noqa: E402
 
 
 def write_contents(target: Path) -> None:

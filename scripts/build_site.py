@@ -21,7 +21,7 @@ import build_notebook
 from buildkit import ROOT, STDLIB, download_wheels, python_files, run
 
 sys.path.insert(0, str(ROOT))  # labs/, for the lessons' parsed tables
-from labs.course import LESSONS_DIR, TABLES_FILE, parsed_tables
+from labs.course.model import LESSONS_DIR, TABLES_FILE, parsed_tables
 
 SITE = ROOT / "site"
 GEN = ROOT / "docs" / "assets" / "gen"

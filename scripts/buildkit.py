@@ -23,10 +23,22 @@ SHIPPED_SUFFIXES = {".py", ".toml", ".json", ".txt", ".LICENSE"}  # sources, les
 
 
 def python_files(packages: tuple[str, ...]) -> list[Path]:
-    """The files of the course's Python packages that ship to the browser (sources and data), sorted."""
+    """The files of the course's Python packages that ship to the browser (sources and data), sorted.
+
+    Of a lesson's folder only what the page reads ships (its data and checks): never its known-wrong pieces.
+    """
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from labs.course.model import LESSON_SHIPS, LESSONS_DIR
+
+    def ships(path: Path) -> bool:
+        if path.parent.parent == LESSONS_DIR:  # a file of a lesson's folder
+            return path.name in LESSON_SHIPS
+        return path.suffix in SHIPPED_SUFFIXES
+
     return sorted(
         path for package in packages for path in (ROOT / package).rglob("*")
-        if path.is_file() and path.suffix in SHIPPED_SUFFIXES and "__pycache__" not in path.parts
+        if path.is_file() and "__pycache__" not in path.parts and ships(path)
     )
 
 

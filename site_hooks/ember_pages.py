@@ -23,17 +23,18 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from labs.course import Course, CourseError, load_course  # noqa: E402 - needs the repository on sys.path first
-from labs.pages import DOCS_DIR, FENCE, lesson_page_files  # noqa: E402
-from labs.website import home_list, lessons_nav, page_header, page_link, write_course_json  # noqa: E402
+from labs.course.model import Course, CourseError, load_course  # noqa: E402 - needs the repository on sys.path first
+from labs.course.pages import FENCE, lesson_page_files  # noqa: E402
+from labs.frontends.website import home_list, lessons_nav, page_header, page_link, write_course_json  # noqa: E402
 
-LESSONS_FOLDER = "lessons"  # docs/lessons/: the lesson pages
+LESSONS_FOLDER = "lessons"  # the lesson pages' folder in the site, as in their addresses: /lessons/10-order-of-blame/
 HOME_LIST = re.compile(r'<div class="ember-home" data-part="(\d+)" markdown="0"></div>')
 PAGE_SCRIPT = "assets/gen/ember.js"
 FIRST_SCRIPT = "assets/gen/boot.js"  # written into each page's head (web/src/boot.js), not served as a file
@@ -47,13 +48,18 @@ def _course() -> Course:
     return load_course()
 
 
-def _lesson_pages(docs_dir: Path = DOCS_DIR.parent) -> dict[str, str]:
-    """Each lesson's page, as a path under docs/, from the pages' front matter."""
+def _lesson_pages() -> dict[str, Path]:
+    """Each lesson's page (page.md in its folder of labs/lessons/), by lesson id."""
     try:
-        found = lesson_page_files(docs_dir / LESSONS_FOLDER)
-    except ValueError as error:
+        return lesson_page_files()
+    except (ValueError, CourseError) as error:
         raise PluginError(str(error)) from error
-    return {lesson: f"{LESSONS_FOLDER}/{path.name}" for lesson, path in found.items()}
+
+
+def _page_uri(path: Path) -> str:
+    """Where a lesson's page sits in the site's pages: lessons/10-order-of-blame.md for its folder, so that its
+    address is /lessons/10-order-of-blame/."""
+    return f"{LESSONS_FOLDER}/{path.parent.name}.md"
 
 
 def on_config(config: Any) -> Any:
@@ -62,7 +68,7 @@ def on_config(config: Any) -> Any:
     mkdocs.yml's nav lists only the other pages: a lesson listed there by hand stops the build.
     """
     global _pages
-    _pages = _lesson_pages(Path(config["docs_dir"]))
+    _pages = {lesson: _page_uri(path) for lesson, path in _lesson_pages().items()}
     nav = list(config["nav"] or [])
     by_hand = [entry for entry in nav if LESSONS_FOLDER + "/" in json.dumps(entry)]
     if by_hand:
@@ -76,7 +82,9 @@ def on_config(config: Any) -> Any:
 
 
 def on_files(files: Any, config: Any) -> Any:
-    """Note each lesson page's address, for links and course.json."""
+    """Add the lesson pages from their folders, and note each one's address, for links and course.json."""
+    for path in _lesson_pages().values():
+        files.append(File.generated(config, _page_uri(path), abs_src_path=str(path)))
     _urls.clear()
     for lesson, src in _pages.items():
         found = files.get_file_from_path(src)
@@ -131,7 +139,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
             raise PluginError(f"{where}: front matter names unknown lesson {lesson_id!r}")
         if re.match(r"\s*# ", markdown):
             raise PluginError(f"{where}: starts with its own header; the build writes it from {lesson_id}'s data")
-        pages = _pages or _lesson_pages()
+        pages = _pages or {lesson: _page_uri(path) for lesson, path in _lesson_pages().items()}
         head = (f'<div class="ember-page" data-lesson="{lesson_id}" hidden></div>\n\n'
                 + page_header(course, course.lessons[lesson_id], page_link(pages, where)))
     markdown = HOME_LIST.sub(lambda match: _home_list(int(match.group(1)), page.url, where), markdown)

@@ -32,7 +32,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
-from labs.session import Session
+from labs.frontends.session import Session
 from scripts.serve import make_server
 from tests.conftest import learner_session
 

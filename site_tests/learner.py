@@ -128,15 +128,15 @@ def stored_piece(page: Page, gap_id: str) -> str | None:
 
 def stored_body(page: Page, gap_id: str) -> str | None:
     """The learner's saved piece for a gap, dedented and tidied as the course compares pieces."""
-    from labs.gaps import normalize
+    from labs.course.gaps import normalize
 
     piece = stored_piece(page, gap_id)
     return None if piece is None else normalize(textwrap.dedent(piece))
 
 
-def stored_work(page: Page):  # -> labs.learner.Work
+def stored_work(page: Page):  # -> labs.checking.learner.Work
     """The learner's work as saved in the browser, in the form Python builds modules from."""
-    from labs.learner import Work
+    from labs.checking.learner import Work
 
     raw = page.evaluate("() => { try { return localStorage.getItem('ember:v1'); } catch { return null; } }")
     entries = (json.loads(raw).get("pieces") or {}) if raw else {}
@@ -147,8 +147,8 @@ def stored_work(page: Page):  # -> labs.learner.Work
 
 def gap_body(page: Page, gap_id: str) -> str:
     """What a gap holds now, as the lab shows it (built by the same code that builds the learner's module)."""
-    from labs.course import load_course
-    from labs.learner import build_modules
+    from labs.checking.learner import build_modules
+    from labs.course.model import load_course
 
     course = load_course()
     lesson = course.gaps[gap_id].lesson
@@ -161,8 +161,8 @@ def gap_body(page: Page, gap_id: str) -> str:
 
 def gap_indent(gap_id: str) -> str:
     """The indentation of a gap's marker in the finished module."""
-    from labs.course import load_course
-    from labs.gaps import find_gaps
+    from labs.course.gaps import find_gaps
+    from labs.course.model import load_course
 
     course = load_course()
     final = course.regions[gap_id].final_id

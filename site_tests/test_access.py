@@ -8,22 +8,21 @@ name, with the rule, the element and why.
 
 from __future__ import annotations
 
-import re
 import textwrap
 from collections.abc import Callable
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from labs.course import load_course
+from labs.course.model import load_course
+from labs.course.pages import lesson_page_files
 
 from .conftest import ROOT
 from .learner import cell, gap_body, gap_indent, load_finished_pieces, run_checks, wait_for_cells, wait_for_lab
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 COURSE = load_course()
-LESSON_PAGES = {re.search(r"^lesson: (L\d\d)$", page.read_text(), re.M)[1]: f"lessons/{page.stem}/"
-                for page in sorted((ROOT / "docs" / "lessons").glob("*.md"))}
+LESSON_PAGES = {lesson: f"lessons/{page.parent.name}/" for lesson, page in lesson_page_files().items()}
 PAGES = {"home": "", "hosting": "hosting/", **LESSON_PAGES}
 LOOKS = [("light", 1280), ("dark", 1280), ("light", 390), ("dark", 390)]
 SERIOUS = ("serious", "critical")

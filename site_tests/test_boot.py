@@ -42,7 +42,7 @@ WASM_FILE = SITE / "assets/gen/pyodide/pyodide.asm.wasm"
 # Run in the page's worker right after its start: the bytecode that the imports used, and what they left out.
 INSPECT = """
 import _imp, importlib.util, json, sys
-import hx.trace, labs.course, labs.session
+import hx.trace, labs.course.model, labs.frontends.session
 
 def header(module):
     with open(module.__spec__.cached, "rb") as handle:
@@ -52,7 +52,7 @@ def header(module):
 imported = sorted({"graphviz", "html"} & set(sys.modules))
 import graphviz  # its wheel is unpacked after the boot's answer, before this first request runs
 
-print(json.dumps({"headers": [header(m) for m in (hx.trace, labs.course, labs.session)],
+print(json.dumps({"headers": [header(m) for m in (hx.trace, labs.course.model, labs.frontends.session)],
                   "checking": _imp.check_hash_based_pycs, "imported": imported, "graphviz": graphviz.__version__}))
 """
 

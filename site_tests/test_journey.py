@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from labs.course import load_course
-from tests.test_pages import ROOT, fences
+from labs.course.model import load_course
+from labs.course.pages import lesson_page_files
+from tests.test_pages import fences
 
 from .conftest import Watch
 from .learner import (
@@ -27,7 +28,7 @@ from .learner import (
 )
 
 COURSE = load_course()
-LESSON_12 = ROOT / "docs" / "lessons" / "12-downhill.md"
+LESSON_12 = lesson_page_files()["L12"]
 LESSONS = list(COURSE.lessons.values())
 PICTURES = {  # what a page draws from the learner's own code once its cells have run
     "L01": ".ember-plot svg path.ember-line",

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from labs.course import load_course
+from labs.course.model import load_course
 
 from .conftest import LESSON_10, Watch, watched_context
 from .learner import (

@@ -6,9 +6,9 @@ import time
 
 from playwright.sync_api import Page, expect
 
-from labs.course import load_course
-from labs.pipeline import check_lesson
-from labs.questions import option_order
+from labs.checking.pipeline import check_lesson
+from labs.course.model import load_course
+from labs.course.questions import option_order
 
 from .conftest import LESSON_10
 from .learner import (

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from playwright.sync_api import Locator, Page, expect
 
-from labs.course import load_course
-from tests.test_pages import ROOT, fences
+from labs.course.model import load_course
+from labs.course.pages import lesson_page_files
+from tests.test_pages import fences
 
 from .learner import (
     BOOT_MS,
@@ -22,7 +23,7 @@ from .learner import (
 
 COURSE = load_course()
 LESSON_18 = "lessons/18-a-bigram-that-writes-names/"
-PAGE = ROOT / "docs" / "lessons" / "18-a-bigram-that-writes-names.md"
+PAGE = lesson_page_files()["L18"]
 TRAINING_MS = 180_000  # a 2-core machine shared with other builds and tests
 STEPS_LINE = "learning_rate, most_steps = 70.0, 400"
 
@@ -81,7 +82,7 @@ def test_the_data_set_ships_in_the_pages_bundle_its_offline_copy_and_the_noteboo
     import json
     import zipfile
 
-    from labs.datasets import NAMES, NAMES_LICENSE
+    from labs.course.datasets import NAMES, NAMES_LICENSE
 
     from .conftest import SITE
 
@@ -92,6 +93,6 @@ def test_the_data_set_ships_in_the_pages_bundle_its_offline_copy_and_the_noteboo
         with zipfile.ZipFile(archive) as opened:
             assert opened.read("labs/data/names.txt") == NAMES.read_bytes(), archive.name
             assert opened.read("labs/data/names.LICENSE") == NAMES_LICENSE.read_bytes(), archive.name
-            assert "labs/datasets.py" in opened.namelist(), archive.name
+            assert "labs/course/datasets.py" in opened.namelist(), archive.name
     offline = {entry["path"] for entry in json.loads((SITE / "offline.json").read_text())["files"]}
     assert f"assets/gen/py/{bundle.name}" in offline  # the offline copy holds the data with the course's Python

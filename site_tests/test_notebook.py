@@ -8,11 +8,11 @@ import json
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from labs.course import load_course
-from labs.datasets import names_text
-from labs.notebook import DRIVE as NOTEBOOK_DRIVE
-from labs.notebook_files import SCRATCH_LINE
-from labs.questions import option_order
+from labs.course.datasets import names_text
+from labs.course.model import load_course
+from labs.course.questions import option_order
+from labs.frontends.notebook import DRIVE as NOTEBOOK_DRIVE
+from labs.frontends.notebook_files import SCRATCH_LINE
 
 from .conftest import LESSON_10
 from .learner import (
@@ -376,7 +376,8 @@ def test_lesson_18_opens_as_a_notebook_with_the_data_and_its_checks_pass(page: P
     expect(checks).to_contain_text(f"{claims} of {claims} claims hold.")
 
     scratch = run_notebook_cell(notebook, code_cell(notebook, SCRATCH_LINE), (
-        f"{SCRATCH_LINE}\nfrom labs.datasets import names_text\nfrom ember.bigram import count_pairs, count_loss\n"
+        f"{SCRATCH_LINE}\nfrom labs.course.datasets import names_text\n"
+        "from ember.bigram import count_pairs, count_loss\n"
         "text = names_text()\ncounts = count_pairs(text)\n"
         'print("pairs", sum(map(sum, counts)), "loss", round(count_loss(counts), 4))\n'
         "show_tensor([row[97:100] for row in counts[97:100]], heat=True)"))

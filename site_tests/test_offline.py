@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from labs.course import load_course
+from labs.course.model import load_course
 from scripts import build_site
 
 from .conftest import LESSON_10, SITE, Server, Watch

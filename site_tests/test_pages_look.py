@@ -8,8 +8,8 @@ import textwrap
 
 from playwright.sync_api import BrowserContext, Page, expect
 
-from labs.course import load_course
-from labs.learner import finished_pieces
+from labs.checking.learner import finished_pieces
+from labs.course.model import load_course
 from tests.test_part2_pages import KAHN
 
 from .conftest import LESSON_10

@@ -1,4 +1,4 @@
-"""The page shows each output item as labs/render.py draws it: the same HTML, plus only what moves."""
+"""The page shows each output item as labs/showing/render.py draws it: the same HTML, plus only what moves."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import json
 
 from playwright.sync_api import Page, expect
 
-from labs.learner import Work
-from labs.render import Look, render
-from labs.session import Session
+from labs.checking.learner import Work
+from labs.frontends.session import Session
+from labs.showing.render import Look, render
 
 from .learner import open_page, replace_cell_code, run_cell, wait_for_lab
 

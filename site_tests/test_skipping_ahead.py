@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from labs.course import load_course
+from labs.course.model import load_course
 
 from .learner import run_checks, stored_body, stored_piece, wait_for_lab
 from .test_journey import fill_every_gap

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Page, expect
 
-from labs.course import load_course
+from labs.course.model import load_course
 
 from .learner import load_finished_pieces, replace_cell_code, run_cell, wait_for_lab
 from .test_journey import fill_every_gap

@@ -11,7 +11,7 @@ from .learner import RUN_MS, cell, check_a_backward, replace_cell_code, run_cell
 pytestmark = pytest.mark.alone  # it times checks: with nothing else running (the test command's second phase)
 
 ENDLESS = "def backward(self) -> None:\n    while True:\n        pass\n"
-MECHANISM = "import labs.timelimit\nprint(labs.timelimit.mechanism())"
+MECHANISM = "import labs.checking.timelimit\nprint(labs.checking.timelimit.mechanism())"
 
 
 def stop_an_endless_backward(page: Page, url: str) -> str:

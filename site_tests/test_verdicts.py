@@ -19,12 +19,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from labs.course import load_course
-from labs.learner import finished_pieces
-from labs.session import Session
-from tests.mutants import MUTANTS, Mutant, times_the_code
+from labs.checking.learner import finished_pieces
+from labs.course.model import load_course
+from labs.frontends.session import Session
+from tests.also_right import VARIANTS, Variant
+from tests.known_wrong import MUTANTS, Mutant, times_the_code
 from tests.test_labs import BACKWARD_WITH_TOPOSORT
-from tests.variants import VARIANTS, Variant
 
 from .conftest import ROOT
 from .learner import BOOT_MS, START_WORKER, check_a_backward

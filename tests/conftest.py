@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from labs.learner import forget_ember
-from labs.session import Session
+from labs.checking.learner import forget_ember
+from labs.frontends.session import Session
 
 
 @contextmanager

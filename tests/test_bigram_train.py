@@ -8,7 +8,7 @@ import pytest
 
 from ember.bigram import count_pairs, pair_loss, train
 from ember.tensor import Tensor
-from labs.datasets import names_text
+from labs.course.datasets import names_text
 
 COUNTS = count_pairs(names_text())  # the page's run: at learning rate 1e305 the loss overflows at step 3
 

@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
-from labs.gaps import find_gaps, gap_at_line
-from labs.learner import finished_pieces
+from labs.checking.learner import finished_pieces
+from labs.course.gaps import find_gaps, gap_at_line
 from tests.conftest import learner_session
 from tests.test_pages import FENCE
 from tests.test_part2_pages import COURSE, PAGES

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from labs.cli import main
-from labs.course import REFERENCE_DIR, load_course
-from labs.gaps import fill_gaps, find_gaps
-from tests.mutants import MUTANTS, Mutant, mutant_sources
+from labs.course.gaps import fill_gaps, find_gaps
+from labs.course.model import REFERENCE_DIR, load_course
+from labs.frontends.cli import main
+from tests.known_wrong import MUTANTS, Mutant, mutant_sources
 
 REPO = Path(__file__).resolve().parent.parent
 COURSE = load_course()

@@ -1,11 +1,11 @@
-"""The names data set: read through labs.datasets, it is the file lesson 18 describes."""
+"""The names data set: read through labs.course.datasets, it is the file lesson 18 describes."""
 
 from __future__ import annotations
 
 import math
 from itertools import pairwise
 
-from labs.datasets import NAMES, NAMES_LICENSE, names_license, names_text
+from labs.course.datasets import NAMES, NAMES_LICENSE, names_license, names_text
 
 
 def test_names_text_is_the_file_beside_the_package_byte_for_byte() -> None:

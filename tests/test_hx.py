@@ -558,7 +558,7 @@ def test_importing_hx_leaves_graphviz_and_html_unimported() -> None:
     """The page's worker imports hx on every cold start; graphviz waits for the first drawing."""
     import subprocess
 
-    code = "import sys, hx, labs.render; print(sorted({'graphviz', 'html'} & set(sys.modules)))"
+    code = "import sys, hx, labs.showing.render; print(sorted({'graphviz', 'html'} & set(sys.modules)))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parent.parent).stdout
     assert out.strip() == "[]"

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from labs.course import LESSONS_DIR, REFERENCE_DIR, TABLES_FILE, CourseError, load_course, parsed_tables
-from labs.gaps import GapSyntaxError, fill_gaps, find_gaps
-from labs.learner import finished_pieces, module_sources, read_pieces
-from labs.oracle import names_shape
-from labs.pipeline import check_lesson
-from tests.mutants import MUTANTS, Mutant, breaks_a_timed_lab, mutant_sources
+from labs.checking.learner import finished_pieces, module_sources, read_pieces
+from labs.checking.oracle import names_shape
+from labs.checking.pipeline import check_lesson
+from labs.course.gaps import GapSyntaxError, fill_gaps, find_gaps
+from labs.course.model import LESSONS_DIR, REFERENCE_DIR, TABLES_FILE, CourseError, load_course, parsed_tables
+from tests.known_wrong import MUTANTS, Mutant, breaks_a_timed_lab, mutant_sources
 
 COURSE = load_course()
 LESSONS = list(COURSE.lessons)
@@ -56,7 +56,7 @@ def test_broken_markers_are_refused(source: str, problem: str) -> None:
 # --- the course data -------------------------------------------------------------------------
 
 def test_every_lesson_has_a_page_and_the_lessons_are_numbered_without_holes() -> None:
-    from labs.pages import lesson_page_files
+    from labs.course.pages import lesson_page_files
 
     assert list(lesson_page_files()) == LESSONS  # the pages, in the order of their file names
     assert [f"L{number:02d}" for number in range(1, len(LESSONS) + 1)] == LESSONS
@@ -113,21 +113,24 @@ def test_the_built_tables_are_read_only_for_the_toml_bytes_they_were_made_from(t
     (lessons / TABLES_FILE).write_text(marked)
     load_course.cache_clear()
     assert load_course(lessons, reference).lesson("L10").title == "From the tables"  # read, not parsed
-    toml = lessons / "L10.toml"
+    toml = lessons / "10-order-of-blame" / "lesson.toml"
     toml.write_text(toml.read_text().replace('title = "The order of blame"', 'title = "From the TOML"', 1))
     load_course.cache_clear()
     assert load_course(lessons, reference).lesson("L10").title == "From the TOML"  # changed since: parsed
 
 
+L10, L09 = "10-order-of-blame/lesson.toml", "09-many-paths-one-sum/lesson.toml"
+
+
 @pytest.mark.parametrize("edit, problem", [
-    (("L10.toml", 'uses = ["L10.backward"]', 'uses = ["L10.nothing"]'), "uses unknown gap L10.nothing"),
-    (("L10.toml", 'uses = ["L10.backward"]', 'uses = ["L11.exp"]'), "a gap of a later lesson"),
-    (("L10.toml", "wrong = \"After y.backward()", "right = \"After y.backward()"), None),
-    (("L10.toml", 'id = "trap_graph"', 'id = "trap_graph_renamed"'), "has no check function"),
-    (("L10.toml", 'answer = "four"', 'answer = "five"'), "is not one of its options"),
-    (("L09.toml", 'reopens = "L08.add_backward"', 'reopens = "L08.nothing"'), "reopens unknown gap"),
+    ((L10, 'uses = ["L10.backward"]', 'uses = ["L10.nothing"]'), "uses unknown gap L10.nothing"),
+    ((L10, 'uses = ["L10.backward"]', 'uses = ["L11.exp"]'), "a gap of a later lesson"),
+    ((L10, "wrong = \"After y.backward()", "right = \"After y.backward()"), None),
+    ((L10, 'id = "trap_graph"', 'id = "trap_graph_renamed"'), "has no check function"),
+    ((L10, 'answer = "four"', 'answer = "five"'), "is not one of its options"),
+    ((L09, 'reopens = "L08.add_backward"', 'reopens = "L08.nothing"'), "reopens unknown gap"),
     (("scalar.py", "# --- gap L10.backward ---", "# --- gap L10.backwards ---"), "which no lesson defines"),
-    (("L10.toml", 'feedback = "Two shares of 4', 'feedback = "Right. Two shares of 4'), "starts with a verdict"),
+    ((L10, 'feedback = "Two shares of 4', 'feedback = "Right. Two shares of 4'), "starts with a verdict"),
     (("parts.toml", 'first = "L07"', 'first = "L01"'), "must come after L01"),
     (("parts.toml", "number = 2", "number = 5"), "numbered 1, 2, ... in order"),
     (("parts.toml", 'first = "L01"', 'first = "L03"'), "L01 comes before the first part"),
@@ -150,23 +153,23 @@ def test_inconsistent_data_is_refused(tmp_path: Path, edit: tuple[str, str, str]
 
 def test_a_check_function_registered_from_another_lessons_module_is_refused(tmp_path: Path,
                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """The page imports a lesson's check functions from its own module of labs/claims, with its first check."""
-    from labs.claimkit import REGISTRY
+    """The page imports a lesson's check functions from its own folder's checks.py, with its first check."""
+    from labs.course.registry import REGISTRY
 
     def elsewhere(env: object) -> None:
         """Stands for a function of lesson 10 written in lesson 11's module."""
 
-    elsewhere.__module__ = "labs.claims.l11"
-    load_course()  # every module of labs/claims imported, so that its registrations are in
+    elsewhere.__module__ = "labs.lessons.l11"
+    load_course()  # every lesson's checks.py imported, so that its registrations are in
     monkeypatch.setitem(REGISTRY, ("L10", "trap_graph"), elsewhere)
     lessons, reference = copy_course(tmp_path)
-    with pytest.raises(CourseError, match=re.escape("L10.trap_graph is in labs.claims.l11, not in labs.claims.l10")):
+    with pytest.raises(CourseError, match=re.escape("L10.trap_graph is in labs.lessons.l11, not in labs.lessons.l10")):
         load_course(lessons, reference)
 
 
 def test_a_claim_without_messages_is_refused(tmp_path: Path) -> None:
     lessons, reference = copy_course(tmp_path)
-    path = lessons / "L10.toml"
+    path = lessons / "10-order-of-blame" / "lesson.toml"
     text = path.read_text()
     start = text.index("[claims.messages]\nwrong = \"After")
     end = text.index("\n", text.index("wrong = ", start)) + 1

@@ -13,13 +13,13 @@ from typing import Any, TypeVar
 
 import pytest
 
-from labs import notebook
-from labs.course import load_course
-from labs.gaps import find_gaps
-from labs.learner import Work, build_modules, edited_gaps, exact_texts, finished_pieces, starter_gaps
-from labs.notebook_files import SCRATCH_LINE, notebook_contents
-from labs.pages import example_cells, lesson_pages
-from labs.session import Session
+from labs.checking.learner import Work, build_modules, edited_gaps, exact_texts, finished_pieces, starter_gaps
+from labs.course.gaps import find_gaps
+from labs.course.model import load_course
+from labs.course.pages import example_cells, lesson_pages
+from labs.frontends import notebook
+from labs.frontends.notebook_files import SCRATCH_LINE, notebook_contents
+from labs.frontends.session import Session
 
 T = TypeVar("T")
 
@@ -60,7 +60,7 @@ def test_a_notebook_has_title_question_start_examples_checks_and_scratch_in_that
     assert lesson.title in opening and lesson.question in opening
     assert "Restart Kernel" in opening
     codes = code_cells(book)
-    assert codes[0] == f"from labs.notebook import start\n\nawait start({lesson_id!r})"
+    assert codes[0] == f"from labs.frontends.notebook import start\n\nawait start({lesson_id!r})"
     examples = [cell.code for cell in example_cells(PAGES[lesson_id])]
     asked = ("ask(", "answer(")  # the page's questions sit among them (tests/test_questions.py)
     assert examples and [code for code in codes[1:-2] if not code.startswith(asked)] == examples
@@ -177,7 +177,7 @@ def test_forgetting_ember_drops_only_ember_modules(monkeypatch: pytest.MonkeyPat
     sys.modules["ember.fake_for_test"] = types.ModuleType("ember.fake_for_test")
     notebook.forget_ember()
     assert "ember.fake_for_test" not in sys.modules and "ember" not in sys.modules
-    assert "labs.notebook" in sys.modules
+    assert "labs.frontends.notebook" in sys.modules
 
 
 def test_without_a_drive_or_a_stored_copy_the_first_cell_says_where_to_open_it(tmp_path: Path,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from labs.course import load_course
-from labs.learner import finished_pieces
+from labs.checking.learner import finished_pieces
+from labs.course.model import load_course
 from tests.conftest import learner_session
 from tests.test_pages import FENCE
 from tests.test_part2_pages import PAGES, page_outputs, position, text_of

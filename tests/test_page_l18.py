@@ -9,10 +9,10 @@ import time
 
 import pytest
 
-from labs.course import load_course
-from labs.learner import finished_pieces, module_sources
-from labs.pipeline import check_lesson
-from labs.render import render
+from labs.checking.learner import finished_pieces, module_sources
+from labs.checking.pipeline import check_lesson
+from labs.course.model import load_course
+from labs.showing.render import render
 from tests.test_part2_pages import PAGES, page_outputs, position, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
@@ -96,7 +96,7 @@ def test_the_step_never_moves_a_weight_by_more_than_the_learning_rate() -> None:
     """The page: an entry of the gradient is never larger than 1 in size."""
     from ember.bigram import count_pairs, pair_loss
     from ember.tensor import Tensor
-    from labs.datasets import names_text
+    from labs.course.datasets import names_text
 
     counts = count_pairs(names_text())
     w = Tensor([[(a * 7 + b * 13) % 11 - 5.0 for b in range(256)] for a in range(256)])

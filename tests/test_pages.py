@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from labs.course import load_course
+from labs.course.model import load_course
+from labs.course.pages import lesson_page_files
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = sorted((ROOT / "docs" / "lessons").glob("*.md"))
+PAGES = list(lesson_page_files().values())
 FENCE = re.compile(r"^```(ember-cell|ember-question|ember-lab)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 COURSE = load_course()
 
@@ -29,7 +30,7 @@ def fences(page: Path, kind: str) -> list[str]:
 
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+@pytest.mark.parametrize("page", PAGES, ids=[p.parent.name for p in PAGES])
 def test_every_example_cell_runs_on_the_finished_pieces_of_its_lesson(page: Path) -> None:
     from tests.test_part2_pages import page_outputs  # that module imports this one
 
@@ -38,7 +39,7 @@ def test_every_example_cell_runs_on_the_finished_pieces_of_its_lesson(page: Path
         assert outputs, f"cell {number} of {page.name} shows nothing"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.stem for p in PAGES])
+@pytest.mark.parametrize("page", PAGES, ids=[p.parent.name for p in PAGES])
 def test_a_page_asks_each_of_its_lessons_questions_and_opens_its_lab(page: Path) -> None:
     lesson = COURSE.lesson(lesson_of(page))
     asked = [body.strip() for body in fences(page, "ember-question")]
@@ -94,7 +95,7 @@ def test_a_lesson_pages_theme_script_is_held_for_the_first_script_to_load() -> N
 
 
 def test_course_json_holds_only_what_the_page_script_reads() -> None:
-    from labs.website import course_data
+    from labs.frontends.website import course_data
 
     data = course_data(COURSE, {"L10": "lessons/10-order-of-blame/"}, "v1")
     script = "\n".join(path.read_text() for path in (ROOT / "web" / "src").glob("*.js"))

@@ -14,8 +14,8 @@ import pytest
 
 import hx
 from ember.scalar import Value
-from labs.course import load_course
-from labs.render import item_html
+from labs.course.model import load_course
+from labs.showing.render import item_html
 from tests.test_part2_pages import KAHN, PAGES, page_outputs, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
@@ -177,7 +177,7 @@ def test_lesson_03_says_where_the_gradient_arrows_point_as_the_run_draws_them() 
 
 
 def test_only_lessons_with_earlier_gaps_offer_to_load_their_finished_pieces() -> None:
-    from labs.website import course_data
+    from labs.frontends.website import course_data
 
     lessons = course_data(COURSE, {}, "dev")["lessons"]
     assert lessons["L01"]["earlier_gaps"] is False

@@ -6,7 +6,7 @@ import pytest
 
 from ember.graph import toposort
 from hx.dag import Dag, sort_trace
-from labs.display import Display
+from labs.showing.display import Display
 
 RECIPE = {"serve": ["bake", "tea"], "bake": ["mix", "oven"], "mix": ["eggs"], "tea": [], "oven": [], "eggs": []}
 

@@ -12,13 +12,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from labs.course import load_course
-from labs.display import reference_numbers
-from labs.learner import finished_pieces, module_sources
-from labs.pipeline import check_lesson
-from labs.session import Session
+from labs.checking.learner import finished_pieces, module_sources
+from labs.checking.pipeline import check_lesson
+from labs.course.model import load_course
+from labs.course.pages import lesson_page_files
+from labs.frontends.session import Session
+from labs.showing.display import reference_numbers
 from tests.conftest import learner_session
-from tests.test_pages import fences, lesson_of
+from tests.test_pages import fences
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
@@ -76,7 +77,7 @@ def test_no_feedback_starts_with_the_verdict_the_page_shows_itself() -> None:
 # --- the pages: predict before reveal, a recall question first, numbers that come from runs ---
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = {lesson_of(page): page for page in sorted((ROOT / "docs" / "lessons").glob("*.md"))}
+PAGES = lesson_page_files()
 
 
 def run_cells(session: Session, lesson: str) -> list[list[dict]]:
@@ -191,8 +192,8 @@ def test_lesson_11s_nudged_numbers_in_a_question_are_what_python_gives() -> None
 def test_the_page_states_the_lessons_own_title_question_time_and_what_it_builds_on(lesson: str) -> None:
     from site_hooks import ember_pages
 
-    page = SimpleNamespace(meta={"lesson": lesson}, url=f"lessons/{PAGES[lesson].stem}/",
-                           file=SimpleNamespace(src_uri=f"lessons/{PAGES[lesson].name}"))
+    page = SimpleNamespace(meta={"lesson": lesson}, url=f"lessons/{PAGES[lesson].parent.name}/",
+                           file=SimpleNamespace(src_uri=f"lessons/{PAGES[lesson].parent.name}.md"))
     text = PAGES[lesson].read_text()
     own = COURSE.lesson(lesson)
     body = text.split("---\n", 2)[2]

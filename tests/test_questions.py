@@ -13,11 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from labs import notebook
-from labs.course import Option, Question, load_course
-from labs.notebook_files import notebook_contents
-from labs.pages import ExampleCell, lesson_pages, page_pieces
-from labs.questions import (
+from labs.course.model import Option, Question, load_course
+from labs.course.pages import ExampleCell, lesson_pages, page_pieces
+from labs.course.questions import (
     FALLBACK_SEED,
     answer_view,
     ask_view,
@@ -27,6 +25,8 @@ from labs.questions import (
     reveal_view,
     shuffled,
 )
+from labs.frontends import notebook
+from labs.frontends.notebook_files import notebook_contents
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = load_course()

@@ -1,4 +1,4 @@
-"""The one renderer of every kind of item that labs.display emits (page and notebook), built from real items.
+"""The one renderer of every kind of item that labs.showing.display emits (page and notebook), built from real items.
 
 Most tests use the notebook's look (Graphviz drawn by a stand-in, inline styles); the page's look is
 the same HTML without styles and with Graphviz placeholders (tested at the end).
@@ -21,9 +21,9 @@ import pytest
 
 from ember.graph import toposort
 from ember.scalar import Value
-from labs.display import Display
-from labs.outputs import LIVE_KEY, SHOWN_LINES, Outputs
-from labs.render import DRAW, INTERACTIVE, PAGE, Look, item_html, render
+from labs.showing.display import Display
+from labs.showing.outputs import LIVE_KEY, SHOWN_LINES, Outputs
+from labs.showing.render import DRAW, INTERACTIVE, PAGE, Look, item_html, render
 
 NS = "{http://www.w3.org/2000/svg}"
 RECIPE = {"serve": ["bake", "tea"], "bake": ["mix", "oven"], "mix": ["eggs"], "tea": [], "oven": [], "eggs": []}
@@ -427,7 +427,7 @@ RENDER_JS = ROOT / "web" / "src" / "render.js"
 def every_kind() -> set[str]:
     """Every kind of output item the course makes: display items, printed text, and live text."""
     found = set()
-    for source in ("labs/display.py", "labs/outputs.py"):
+    for source in ("labs/showing/display.py", "labs/showing/outputs.py"):
         found |= set(re.findall(r'"kind": "(\w+)"', (ROOT / source).read_text(encoding="utf-8")))
     return found | {"stdout", "stderr"}
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from labs.course import load_course
-from labs.learner import finished_pieces, forget_listings
-from labs.session import Session
+from labs.checking.learner import finished_pieces, forget_listings
+from labs.course.model import load_course
+from labs.frontends.session import Session
 
 COURSE = load_course()
 
@@ -176,7 +176,7 @@ def test_the_page_and_the_session_list_the_same_kinds_of_request(session: Sessio
 
 
 def test_the_package_text_is_the_same_in_the_session_and_in_its_hand_over(session: Session) -> None:
-    from labs.learner import INIT_SOURCE
+    from labs.checking.learner import INIT_SOURCE
 
     assert (session.package_dir / "__init__.py").read_text() == INIT_SOURCE
     assert json.loads(session.handle("module", json.dumps({"lab": "L01"})))["init"] == INIT_SOURCE
@@ -205,7 +205,7 @@ def test_a_module_written_into_a_folder_already_listed_is_found_after_forget_lis
 
 
 def test_an_unchanged_lab_reuses_its_built_files_and_a_change_rebuilds_them(session: Session) -> None:
-    from labs.learner import Work
+    from labs.checking.learner import Work
 
     first = session.write_modules("L10", Work())
     assert session.write_modules("L10", Work()) is first  # a second cell run of the same work: nothing rebuilt
@@ -218,20 +218,20 @@ def test_an_unchanged_lab_reuses_its_built_files_and_a_change_rebuilds_them(sess
 
 LAZY_CHECKS = """
 import json, sys
-from labs.course import load_course
-from labs.learner import finished_pieces
-from labs.session import Session
+from labs.course.model import load_course
+from labs.checking.learner import finished_pieces
+from labs.frontends.session import Session
 session = Session(sys.argv[1])
-before = sorted(name for name in sys.modules if name.startswith("labs.claims."))
+before = sorted(name for name in sys.modules if name.startswith("labs.lessons."))
 pieces = finished_pieces(load_course(checks=False), 10)
 report = json.loads(session.handle("check", json.dumps({"lab": "L10", "pieces": pieces})))
-after = sorted(name for name in sys.modules if name.startswith("labs.claims."))
+after = sorted(name for name in sys.modules if name.startswith("labs.lessons."))
 print(json.dumps({"before": before, "after": after, "passed": report["passed"]}))
 """
 
 
 def test_a_new_session_imports_a_lessons_check_functions_with_its_first_check_only(tmp_path: Path) -> None:
-    """A start reads the course without the eighteen modules of labs/claims; a check imports its lesson's."""
+    """A start reads the course without any lesson's checks.py; a check imports its lesson's."""
     import subprocess
 
     root = Path(__file__).resolve().parent.parent
@@ -239,7 +239,7 @@ def test_a_new_session_imports_a_lessons_check_functions_with_its_first_check_on
                           text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(root)})
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.splitlines()[-1])
-    assert seen == {"before": [], "after": ["labs.claims.l10"], "passed": True}, seen
+    assert seen == {"before": [], "after": ["labs.lessons.l10"], "passed": True}, seen
 
 
 def test_a_name_an_earlier_cell_imported_follows_the_learners_file_once_the_gap_is_written(session: Session) -> None:

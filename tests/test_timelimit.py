@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from labs.timelimit import TimeLimitExceeded, _monitored_deadline, _traced_deadline, time_limit, unwatched
+from labs.checking.timelimit import TimeLimitExceeded, _monitored_deadline, _traced_deadline, time_limit, unwatched
 
 LEARNER_FILE = "ember/scalar.py"
 
@@ -85,7 +85,7 @@ def test_off_the_main_thread_the_trace_is_used() -> None:
 
 
 def test_recursion_through_an_operator_stops_early_inside_shallow_recursion() -> None:
-    from labs.timelimit import shallow_recursion
+    from labs.checking.timelimit import shallow_recursion
 
     class Looping:
         def __radd__(self, other: object) -> object:
@@ -146,7 +146,7 @@ def interrupt_timer(monkeypatch: pytest.MonkeyPatch):
     """The interrupt-buffer mechanism in use, as in Pyodide on an isolated page."""
     import signal
 
-    from labs import timelimit
+    from labs.checking import timelimit
 
     previous = signal.getsignal(signal.SIGALRM)
     timer = AlarmTimer()
@@ -158,7 +158,7 @@ def interrupt_timer(monkeypatch: pytest.MonkeyPatch):
 
 
 def test_the_interrupt_timer_stops_an_endless_loop_and_is_cancelled_after(interrupt_timer: AlarmTimer) -> None:
-    from labs.timelimit import mechanism
+    from labs.checking.timelimit import mechanism
 
     assert mechanism() == "interrupt"
     start = time.monotonic()
@@ -181,7 +181,7 @@ def test_an_alarm_after_the_deadline_was_lifted_is_ignored(interrupt_timer: Alar
 
 
 def test_without_an_interrupt_timer_pyodide_watches_with_sys_monitoring_or_a_trace(monkeypatch) -> None:
-    from labs import timelimit
+    from labs.checking import timelimit
 
     monkeypatch.setattr(timelimit, "_alarm_available", lambda: False)
     assert timelimit.mechanism() == ("monitoring" if hasattr(sys, "monitoring") else "trace")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from labs.course import load_course
-from labs.pipeline import check_lesson
-from tests.variants import VARIANTS, Variant, variant_sources
+from labs.checking.pipeline import check_lesson
+from labs.course.model import load_course
+from tests.also_right import VARIANTS, Variant, variant_sources
 
 COURSE = load_course()
 

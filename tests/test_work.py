@@ -6,12 +6,12 @@ import json
 import time
 from pathlib import Path
 
-from labs.cli import main
-from labs.course import load_course
-from labs.gaps import find_gaps
-from labs.learner import Work, build_modules, earlier_finished, finished_pieces
-from labs.outputs import SHOWN_LINES
-from labs.session import NO_INPUT, Session
+from labs.checking.learner import Work, build_modules, earlier_finished, finished_pieces
+from labs.course.gaps import find_gaps
+from labs.course.model import load_course
+from labs.frontends.cli import main
+from labs.frontends.session import NO_INPUT, Session
+from labs.showing.outputs import SHOWN_LINES
 
 COURSE = load_course()
 

@@ -17,5 +17,5 @@ for (const name of readdirSync(out, { withFileTypes: true })) {
 await build({ ...common, entryPoints: ["web/src/boot.js"], outfile: `${out}/boot.js`, format: "iife" });
 await build({ ...common, entryPoints: { ember: "web/src/main.js" }, outdir: out, splitting: true, chunkNames: "chunk-[hash]" });
 await build({ ...common, entryPoints: ["web/src/worker.js"], outfile: `${out}/worker.js`, external: ["./pyodide/pyodide.mjs"] });
-// The notebook drive's reader on its own, for the notebook's kernel (labs/notebook.py imports it).
+// The notebook drive's reader on its own, for the notebook's kernel (labs/frontends/notebook.py imports it).
 await build({ ...common, entryPoints: ["web/src/drive.js"], outfile: `${out}/drive.js` });

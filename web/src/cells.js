@@ -82,7 +82,7 @@ function askInPage(target, prompt) {
   });
 }
 
-/** What the page offers for a problem from a cell, chosen by its kind (see labs/problems.py). */
+/** What the page offers for a problem from a cell, chosen by its kind (see labs/checking/problems.py). */
 function showError(output, error, { lesson, loadFinished }) {
   const box = el("div", { class: "ember-error", role: "alert", "data-kind": error.kind }, el("p", { text: error.message }));
   const gapLesson = error.gap ? error.gap.split(".")[0] : null;

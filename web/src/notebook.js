@@ -151,7 +151,7 @@ export async function handOver(runtime, lab) {
     }
     writes[`${FOLDER}/${name}`] = source;
   }
-  if (inDrive["__init__.py"] === undefined) writes[`${FOLDER}/__init__.py`] = init; // its text is Python's (labs/learner.py)
+  if (inDrive["__init__.py"] === undefined) writes[`${FOLDER}/__init__.py`] = init; // its text is Python's (labs/checking/learner.py)
   writes[LEARNER_FILE] = `${JSON.stringify({ seed: storage.learnerSeed() })}\n`;
   await writeDrive(writes);
   writeRecord({ ...record, files: sources });

@@ -1,4 +1,4 @@
-// The order a learner sees a question's options in: the same algorithm as labs/questions.py, so the
+// The order a learner sees a question's options in: the same algorithm as labs/course/questions.py, so the
 // lesson page and the notebook list them alike for one learner.
 //
 // Each option gets a rank: the 32-bit FNV-1a hash of the UTF-8 bytes of "<seed>:<question>:<option>"

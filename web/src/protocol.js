@@ -1,7 +1,7 @@
 // The messages between the page and the Python worker. Every request carries an id; the worker
 // answers each request once, and may send progress messages for it before that.
 
-/** The kinds of request the worker answers: boot itself, every other one by labs/session.py's REQUESTS. */
+/** The kinds of request the worker answers: boot itself, every other one by labs/frontends/session.py's REQUESTS. */
 export const REQUEST = Object.freeze({
   BOOT: "boot", // start Pyodide; payload { interruptBuffer, inputBuffer: SharedArrayBuffer | null, snapshot } (see worker.js's boot)
   RUN: "run", // run a cell; payload { page, lab, exact, pieces, code } -> { outputs, error }
@@ -48,5 +48,5 @@ export const INPUT = Object.freeze({ BYTES: 65536, STATE: 0, LENGTH: 1, TEXT_AT:
  *
  * Every problem in an answer (a report's `problem`, a claim's `problem`, a cell's `error`) is a record
  * { kind, message, gap, place: { file, line, gap, gap_line } | null }; the page acts on `kind`, and
- * shows `message`. The kinds are listed in labs/problems.py.
+ * shows `message`. The kinds are listed in labs/checking/problems.py.
  */

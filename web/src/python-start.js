@@ -7,7 +7,7 @@
 export const importCourse = (folder) => `
 import sys
 sys.path.insert(0, ${JSON.stringify(folder)})
-import labs.session
+import labs.frontends.session
 `;
 
 // Run before a snapshot is taken, so that a start from it has all of this done: the rest of the
@@ -15,8 +15,8 @@ import labs.session
 // functions imported (a fresh start imports a lesson's only with its first check). No JavaScript
 // object is held, no file written.
 export const PREPARE_SNAPSHOT = `
-import graphviz, hx.dot, hx.table, hx.trace, labs.pipeline
-from labs.course import load_course
+import graphviz, hx.dot, hx.table, hx.trace, labs.checking.pipeline
+from labs.course.model import load_course
 load_course(checks=False).import_check_modules()
 `;
 
@@ -24,8 +24,8 @@ load_course(checks=False).import_check_modules()
 // and folders listed before the files were unpacked are listed afresh (forget_listings: without the
 // import of importlib.metadata that importlib.invalidate_caches() makes, half a second of a cold start).
 export const OPEN_SESSION = `
-from labs.learner import forget_listings
+from labs.checking.learner import forget_listings
 forget_listings()
-from labs.session import Session
+from labs.frontends.session import Session
 _ember_session = Session("/home/pyodide/learner")
 `;

@@ -1,5 +1,5 @@
 // Showing what Python sends back. Every output item comes with its HTML, made (and escaped) by
-// labs/render.py, the one renderer the notebook uses too. This file inserts it and adds only what
+// labs/showing/render.py, the one renderer the notebook uses too. This file inserts it and adds only what
 // moves: Graphviz pictures (viz.js fills each data-dot placeholder), Back / Next / Play over the
 // frames of a step-through, live updates by key while a cell runs, and the buttons of long text.
 // Whatever this file adds is marked data-ui. Text it makes goes in through textContent.

@@ -222,14 +222,14 @@ onmessage = ({ data }) => {
 
 /**
  * Have the checks' time limit use the interrupt buffer instead of watching every loop turn of the
- * learner's code (labs/timelimit.py, use_interrupt_timer): a check then runs at full speed.
+ * learner's code (labs/checking/timelimit.py, use_interrupt_timer): a check then runs at full speed.
  */
 function watchThroughInterrupts(python, buffer) {
   const url = URL.createObjectURL(new Blob([TIMER_SOURCE], { type: "text/javascript" }));
   const timer = new Worker(url); // the URL is kept: revoked at once, the worker's own fetch of it can fail
   const signal = python.runPython("import signal\nint(signal.SIGALRM)");
   timer.postMessage({ buffer, signal });
-  const timelimit = python.pyimport("labs.timelimit");
+  const timelimit = python.pyimport("labs.checking.timelimit");
   timelimit.use_interrupt_timer((seconds) => timer.postMessage(seconds ?? null));
   timelimit.destroy();
 }
@@ -269,7 +269,7 @@ function bootRequest({ interruptBuffer = null, inputBuffer: shared = null, snaps
   return boot(snapshot, id, Promise.resolve(buffers));
 }
 
-// Boot is the worker's own; every other kind of request goes to the Python session (labs/session.py's
+// Boot is the worker's own; every other kind of request goes to the Python session (labs/frontends/session.py's
 // REQUESTS answers the same kinds: tests/test_session.py holds the two lists together).
 const handlers = Object.fromEntries(Object.values(REQUEST).map((type) => [type, type === REQUEST.BOOT ? bootRequest : ask(type)]));
 

@@ -1,0 +1,63 @@
+"""Check a lesson against the learner's files on disk, and print the report: the command line's ``check`` and the
+notebook kernel's ``%check`` both do it this way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from labs.checking.pipeline import LOAD_HINT_CLI, Report, check_lesson
+from labs.course.model import Course, Lesson
+
+
+class UsageError(Exception):
+    """Something the learner asked for cannot be done; the message says why."""
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {path} (write one with `python -m labs start L01`)") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not a UTF-8 text file") from None
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+
+
+def print_report(report: Report, lesson: Lesson) -> None:
+    print(f"{lesson.id} · {lesson.title}")
+    if report.problem:
+        print(f"  {report.problem.message}")
+    for result in report.results:
+        mark = "pass" if result.passed else "FAIL"
+        print(f"  [{mark}] {result.name}")
+        if not result.passed and (report.problem is None or result.message != report.problem.message):
+            print(f"         {result.message}")
+    passed = sum(result.passed for result in report.results)
+    print(f"  {passed} of {len(report.results)} claims hold.")
+
+
+def check_files(course: Course, which: str, path: Path) -> int:
+    """Check one lesson (or all of them, in order) against the Value in ``path``."""
+    lessons = list(course.lessons.values()) if which.lower() == "all" else [course.lesson(which)]
+    sources, paths = learner_sources(course, path)
+    verdict = 0
+    for lesson in lessons:
+        report = check_lesson(lesson.id, sources, paths, course=course, load_hint=LOAD_HINT_CLI)
+        print_report(report, lesson)
+        verdict |= 0 if report.passed else 1
+    return verdict
+
+
+def learner_sources(course: Course, path: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The learner's files for a check: ``path`` and every learner file beside it (sources, shown paths).
+
+    A file whose name is not one of the course's files stands for ember/scalar.py (any file with a Value).
+    """
+    role = path.name if path.name in course.reference else "scalar.py"
+    sources, paths = {role: read_text(path)}, {role: str(path)}
+    for name in course.reference:
+        beside = path.parent / name
+        if name not in sources and beside.exists():
+            sources[name], paths[name] = read_text(beside), str(beside)
+    return sources, paths

@@ -1,0 +1,1 @@
+"""What is shown: outputs and drawings, the same in the page and the notebook."""
