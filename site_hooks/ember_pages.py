@@ -6,11 +6,12 @@ In a page, three fences stand for interactive pieces:
     ```ember-question    one line: a question id such as L10.bfs
     ```ember-lab         one line: a lesson id such as L10
 
-A lesson page names its lesson in its front matter (``lesson: L10``) and starts with its text: the
-header (number, title, question, minutes, what it builds on) is made from the lesson's TOML, and the
-lessons' part of the nav from the course's parts and the pages' front matter (``on_config``). On the
-home page, ``<div class="ember-home" data-part="2" markdown="0"></div>`` is filled with that part's
-lessons.
+A lesson page is ``page.md`` in its lesson's folder (labs/lessons/10-order-of-blame/), added to the site's
+pages as lessons/10-order-of-blame.md (``on_files``). It names its lesson in its front matter
+(``lesson: L10``) and starts with its text: the header (number, title, question, minutes, what it builds
+on) is made from the lesson's data, and the lessons' part of the nav from the course's parts
+(``on_config``). On the home page, ``<div class="ember-parts" markdown="0"></div>`` becomes each part's
+heading, its intro from parts.toml and its list of lessons.
 """
 
 from __future__ import annotations
@@ -32,10 +33,11 @@ if str(ROOT) not in sys.path:
 
 from labs.course.model import Course, CourseError, load_course  # noqa: E402 - needs the repository on sys.path first
 from labs.course.pages import FENCE, lesson_page_files  # noqa: E402
-from labs.frontends.website import home_list, lessons_nav, page_header, page_link, write_course_json  # noqa: E402
+from labs.frontends.website import home_list, lessons_nav, page_header, page_link, part_heading, write_course_json  # noqa: E402
 
 LESSONS_FOLDER = "lessons"  # the lesson pages' folder in the site, as in their addresses: /lessons/10-order-of-blame/
 HOME_LIST = re.compile(r'<div class="ember-home" data-part="(\d+)" markdown="0"></div>')
+PARTS = '<div class="ember-parts" markdown="0"></div>'  # on the home page: each part, its intro and its lessons
 PAGE_SCRIPT = "assets/gen/ember.js"
 FIRST_SCRIPT = "assets/gen/boot.js"  # written into each page's head (web/src/boot.js), not served as a file
 GEN_FOLDER = "assets/gen/"
@@ -142,6 +144,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         pages = _pages or {lesson: _page_uri(path) for lesson, path in _lesson_pages().items()}
         head = (f'<div class="ember-page" data-lesson="{lesson_id}" hidden></div>\n\n'
                 + page_header(course, course.lessons[lesson_id], page_link(pages, where)))
+    markdown = markdown.replace(PARTS, _parts_markdown())
     markdown = HOME_LIST.sub(lambda match: _home_list(int(match.group(1)), page.url, where), markdown)
 
     def replace(match: re.Match[str]) -> str:
@@ -153,6 +156,13 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         return _lab(body, where)
 
     return head + FENCE.sub(replace, markdown)
+
+
+def _parts_markdown() -> str:
+    """Each part of the course as a section of the home page: its heading, its intro and its list of lessons."""
+    return "\n\n".join(f'## {part_heading(part)}\n\n{part.intro}\n\n'
+                       f'<div class="ember-home" data-part="{part.number}" markdown="0"></div>'
+                       for part in _course().parts)
 
 
 def _home_list(part: int, from_url: str, where: str) -> str:

@@ -168,6 +168,7 @@ class Part:
     title: str
     first: str  # the id of its first lesson, e.g. 'L07'
     lessons: tuple[str, ...] = ()
+    intro: str = ""  # what the home page says of the part above its lessons (Markdown)
 
 
 @dataclass(frozen=True)
@@ -398,7 +399,7 @@ def _read_parts(lessons_dir: Path, built: Tables) -> list[Part]:
             raise CourseError(f"{where}: 'first' must be a lesson id such as 'L07', not {first!r}")
         if parts and lesson_number(first) <= lesson_number(parts[-1].first):
             raise CourseError(f"{where}: its first lesson {first} must come after {parts[-1].first}")
-        parts.append(Part(position, _text(raw, "title", where), first))
+        parts.append(Part(position, _text(raw, "title", where), first, intro=str(raw.get("intro", "")).strip()))
     if not parts:
         raise CourseError(f"{PARTS_FILE}: the course needs at least one part")
     return parts
@@ -578,7 +579,8 @@ def load_course(lessons_dir: Path = LESSONS_DIR, reference_dir: Path = REFERENCE
         if not re.fullmatch(GAP_ID, gap_id):
             raise CourseError(f"gap id {gap_id!r} is not of the form L10.name")
     gaps, regions = _build_regions(raw_specs, found)
-    parts = [Part(p.number, p.title, p.first, tuple(key for key, one in lessons.items() if one.part == p.number))
+    parts = [Part(p.number, p.title, p.first, tuple(key for key, one in lessons.items() if one.part == p.number),
+                  p.intro)
              for p in parts]
     course = Course(lessons, gaps, regions, reference, tuple(parts))
     _validate(course)

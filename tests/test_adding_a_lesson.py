@@ -1,0 +1,157 @@
+"""Adding a lesson is one folder of labs/lessons/ and its gap markers in ember/: nothing else lists it.
+
+In a copy of the course, a scratch lesson 19 is added that way, and then found in everything made from the
+course: the command line's list, the site's nav, its page with the header made from its data, course.json,
+the home page's list of its part, and the lesson notebooks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+COPIED = ("labs", "ember", "hx", "site_hooks", "docs", "mkdocs.yml")
+SKIPPED = shutil.ignore_patterns("__pycache__", "gen", "vendor", "reference")
+
+SCRATCH_MODULE = '''"""A scratch lesson's module."""
+
+
+# --- gap L19.double ---
+def double(x: float) -> float:
+    """Twice x."""
+    return 2 * x
+# --- end gap ---
+'''
+
+SCRATCH_DATA = '''id = "L19"
+title = "A scratch lesson"
+question = "Is a lesson one folder?"
+minutes = 5
+builds_on = ["L18"]
+can_now = "add a lesson to the course"
+
+[[gaps]]
+id = "L19.double"
+title = "twice a number"
+starter = \'\'\'
+def double(x: float) -> float:
+    """Twice x."""
+    raise NotImplementedError("L19.double: multiply by two")
+\'\'\'
+hints = ["Twice is two times.", "What does 2 * 3 give?", "return 2 * x"]
+
+[[claims]]
+id = "six"
+name = "double(3) is 6"
+uses = ["L19.double"]
+[claims.messages]
+wrong = "double(3.0) should be 6.0; got {got}."
+'''
+
+SCRATCH_CHECKS = '''"""Checks of the scratch lesson."""
+
+from labs.checking.claimkit import Env, Fail, claim
+
+
+@claim("L19", "six")
+def six(env: Env) -> None:
+    got = env.scratch.double(3.0)
+    if got != 6.0:
+        raise Fail("wrong", got=got)
+'''
+
+SCRATCH_PAGE = '''---
+lesson: L19
+---
+
+A lesson made of one folder.
+
+```ember-lab
+L19
+```
+'''
+
+NOTEBOOKS = """
+import json
+from labs.course.model import load_course
+from labs.course.pages import lesson_pages
+from labs.frontends.notebook_files import notebook_contents
+print(json.dumps(sorted(notebook_contents(load_course(), lesson_pages()))))
+"""
+
+
+def run(copy: Path, *args: str) -> str:
+    """Run Python in the copy of the course, as a learner or the build would there."""
+    done = subprocess.run([sys.executable, *args], cwd=copy, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(copy)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the course with lesson 19 added: one folder, and its gap markers in a module of ember/."""
+    copy = tmp_path_factory.mktemp("course")
+    for name in COPIED:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, copy / name, ignore=SKIPPED)
+        else:
+            shutil.copy2(source, copy / name)
+    before = {path.relative_to(copy) for path in copy.rglob("*")}
+    folder = copy / "labs" / "lessons" / "19-a-scratch-lesson"
+    folder.mkdir()
+    (folder / "lesson.toml").write_text(SCRATCH_DATA, encoding="utf-8")
+    (folder / "checks.py").write_text(SCRATCH_CHECKS, encoding="utf-8")
+    (folder / "page.md").write_text(SCRATCH_PAGE, encoding="utf-8")
+    (copy / "ember" / "scratch.py").write_text(SCRATCH_MODULE, encoding="utf-8")
+    added = {path.relative_to(copy) for path in copy.rglob("*")} - before
+    assert added == {Path("labs/lessons/19-a-scratch-lesson"), *(Path("labs/lessons/19-a-scratch-lesson") / name
+                     for name in ("lesson.toml", "checks.py", "page.md")), Path("ember/scratch.py")}
+    gen = copy / "docs" / "assets" / "gen"  # the page code's first script, which the build makes before MkDocs
+    gen.mkdir(parents=True)
+    (gen / "boot.js").write_text("/* the first script */\n", encoding="utf-8")
+    return copy
+
+
+def test_the_command_line_lists_the_new_lesson_and_checks_it(copy: Path, tmp_path: Path) -> None:
+    listed = run(copy, "-m", "labs", "lessons")
+    assert "L19" in listed and "A scratch lesson" in listed
+    work = tmp_path / "work"
+    run(copy, "-m", "labs", "start", "L19", "--dir", str(work), "--ref-deps")
+    scratch = work / "ember" / "scratch.py"
+    check = [sys.executable, "-m", "labs", "check", "L19", "--file", str(scratch)]
+    env = {**os.environ, "PYTHONPATH": str(copy)}
+    done = subprocess.run(check, cwd=copy, capture_output=True, text=True, timeout=300, env=env)
+    assert "[FAIL] double(3) is 6" in done.stdout and "still holds its starter" in done.stdout
+    assert done.returncode == 1
+    text = scratch.read_text(encoding="utf-8")
+    scratch.write_text(text.replace('raise NotImplementedError("L19.double: multiply by two")', "return x + x"))
+    done = subprocess.run(check, cwd=copy, capture_output=True, text=True, timeout=300, env=env)
+    assert "[pass] double(3) is 6" in done.stdout and done.returncode == 0, done.stdout
+
+
+def test_the_site_has_its_page_header_nav_and_course_data(copy: Path) -> None:
+    run(copy, "-m", "mkdocs", "build", "-q", "-d", "out")
+    page = (copy / "out" / "lessons" / "19-a-scratch-lesson" / "index.html").read_text(encoding="utf-8")
+    assert "A scratch lesson" in page and "Is a lesson one folder?" in page  # the header, from its data
+    assert 'data-lab="L19"' in page
+    home = (copy / "out" / "index.html").read_text(encoding="utf-8")
+    assert 'href="lessons/19-a-scratch-lesson/"' in home  # in the nav and in its part's list
+    assert 'data-lesson="L19"' in home
+    course = json.loads((copy / "out" / "assets" / "gen" / "course.json").read_text(encoding="utf-8"))
+    assert course["order"][-1] == "L19"
+    assert course["parts"][-1]["lessons"][-1] == "L19"
+    assert not list((copy / "out").rglob("known_wrong.toml"))
+
+
+def test_the_notebooks_have_one_for_the_new_lesson(copy: Path) -> None:
+    names = json.loads(run(copy, "-c", NOTEBOOKS))
+    assert any("19" in name and name.endswith(".ipynb") for name in names), names
