@@ -6,6 +6,10 @@ length. Each operation makes a new Tensor that remembers its parents and a backw
 rule: given the output, the rule returns one gradient per parent, and ``backward()``
 adds those into the parents' ``.grad``. The rule is handed the output rather than
 holding on to it, so a finished graph is freed as soon as nothing refers to it.
+
+The shape helpers (``size``, ``flatten``, ``nest``, ``broadcast_index``, ``expand``,
+``broadcast_shape``, ``unbroadcast``) live in ``ember/shapes.py``. Every one of them is
+imported here, so the code of any gap in this file can use it.
 """
 
 from __future__ import annotations
@@ -15,110 +19,10 @@ from collections.abc import Callable, Sequence
 from operator import add, mul
 
 from ember.graph import toposort
+from ember.shapes import Shape, broadcast_index, broadcast_shape, expand, flatten, nest, size, unbroadcast  # noqa: F401
 
-Shape = tuple[int, ...]
 Grads = tuple[list[float], ...]
 Rule = Callable[["Tensor"], Grads]
-
-
-def size(shape: Shape) -> int:
-    """How many numbers a tensor of this shape holds: the product of its axes (1 for ())."""
-    n = 1
-    for axis in shape:
-        n *= axis
-    return n
-
-
-def flatten(data: object, where: str = "") -> tuple[list[float], Shape]:
-    """A number or a rectangular nested list, as (flat row-major list of floats, shape).
-
-    A ragged list is refused with the place where it breaks, such as ``data[1][2]``.
-    """
-    if isinstance(data, (int, float)):
-        return [float(data)], ()
-    if not isinstance(data, (list, tuple)):
-        raise TypeError(f"a Tensor is made from numbers and nested lists; data{where} is a {type(data).__name__}")
-    if not data:
-        return [], (0,)
-    rows = [flatten(item, f"{where}[{i}]") for i, item in enumerate(data)]
-    shape = rows[0][1]
-    for i, (_, row_shape) in enumerate(rows):
-        if row_shape != shape:
-            raise ValueError(
-                f"ragged nested list: data{where}[{i}] has shape {row_shape} but data{where}[0] has shape {shape}; "
-                "every row must have the same length"
-            )
-    return [x for flat, _ in rows for x in flat], (len(rows), *shape)
-
-
-def nest(flat: Sequence[float], shape: Shape) -> object:
-    """The nested lists a flat row-major list stands for (a float for shape ())."""
-    if not shape:
-        return flat[0]
-    if len(shape) == 1:
-        return list(flat)
-    step = size(shape[1:])
-    return [nest(flat[i * step:(i + 1) * step], shape[1:]) for i in range(shape[0])]
-
-
-def broadcast_index(shape: Shape, to: Shape) -> list[int]:
-    """For each position of a tensor of shape ``to``, row by row, the position it reads in one of shape ``shape``.
-
-    ``shape`` must broadcast to ``to``: an axis of length 1 (or a missing leading axis) is read
-    again and again along the stretched axis of ``to``.
-    """
-    padded = (1,) * (len(to) - len(shape)) + tuple(shape)
-    strides = [size(padded[axis + 1:]) for axis in range(len(padded))]
-    index = [0]
-    for n, m, stride in zip(padded, to, strides):
-        step = 0 if n == 1 else stride
-        index = [i + k * step for i in index for k in range(m)]
-    return index
-
-
-def expand(data: list[float], shape: Shape, to: Shape) -> list[float]:
-    """The numbers of a tensor of shape ``shape`` stretched to shape ``to`` (row-major)."""
-    if shape == to:
-        return data
-    return [data[i] for i in broadcast_index(shape, to)]
-
-
-# --- gap L15.broadcast_shape ---
-def broadcast_shape(a: Shape, b: Shape) -> Shape:
-    """The shape two tensors stretch to together: align on the right, a 1 (or a missing axis) stretches."""
-    n = max(len(a), len(b))
-    a1 = (1,) * (n - len(a)) + tuple(a)
-    b1 = (1,) * (n - len(b)) + tuple(b)
-    shape = []
-    for x, y in zip(a1, b1):
-        if x != y and x != 1 and y != 1:
-            raise ValueError(
-                f"shapes {tuple(a)} and {tuple(b)} do not broadcast: axes of {x} and {y} neither match nor are 1"
-            )
-        shape.append(y if x == 1 else x)  # a 1 stretches to the other length, even to 0
-    return tuple(shape)
-# --- end gap ---
-
-
-# --- gap L15.unbroadcast ---
-def unbroadcast(grad: list[float], shape: Shape, to: Shape) -> list[float]:
-    """A gradient for shape ``shape`` summed down to the shape ``to`` that was stretched to make it."""
-    if shape == to:
-        return grad
-    total = [0.0] * size(to)
-    for g, i in zip(grad, broadcast_index(to, shape)):
-        total[i] += g
-    return total
-# --- end gap ---
-
-
-_LET_GO: list[object] = []  # the links of freed tensors, waiting to be let go one at a time
-_letting_go = False
-
-
-def as_tensor(x: Tensor | float) -> Tensor:
-    """A Tensor as it is, a plain number as a Tensor of shape ()."""
-    return x if isinstance(x, Tensor) else Tensor(x)
 
 
 class Tensor:
@@ -135,22 +39,8 @@ class Tensor:
         self.label = label
 
     def __del__(self) -> None:
-        """Let go of this tensor's parents and rule one tensor at a time, never nested.
-
-        Without this, freeing the output of a 5,000-step chain frees its parent while it is being
-        freed, and that parent its own parent, 5,000 calls deep: more than the browser's stack holds.
-        """
-        global _letting_go
-        _LET_GO.append((getattr(self, "_parents", None), getattr(self, "_backward", None)))
-        self._parents, self._backward = (), None  # the list above now holds the only links
-        if _letting_go:
-            return  # an outer call is already letting go, in a flat loop
-        _letting_go = True
-        try:
-            while _LET_GO:
-                _LET_GO.pop()
-        finally:
-            _letting_go = False
+        """Let go of this tensor's graph one tensor at a time (see the end of the file)."""
+        let_go(self)
 
     @classmethod
     def made(cls, data: list[float], shape: Shape, parents: tuple[Tensor, ...], op: str, rule: Rule) -> Tensor:
@@ -387,3 +277,34 @@ def check_grad(node: Tensor, parent: Tensor, grad: list[float]) -> None:
             f"which holds {len(parent.data)}: "
             "a gradient has the shape of the tensor it belongs to"
         )
+
+
+def as_tensor(x: Tensor | float) -> Tensor:
+    """A Tensor as it is, a plain number as a Tensor of shape ()."""
+    return x if isinstance(x, Tensor) else Tensor(x)
+
+
+# --- Memory: not part of the lessons ------------------------------------------------
+# How a freed graph is let go without deep recursion. Nothing in the lessons asks you to read it.
+
+_LET_GO: list[object] = []  # the links of freed tensors, waiting to be let go one at a time
+_letting_go = False
+
+
+def let_go(tensor: Tensor) -> None:
+    """Let go of a freed tensor's parents and rule one tensor at a time, never nested.
+
+    Without this, freeing the output of a 5,000-step chain frees its parent while it is being
+    freed, and that parent its own parent, 5,000 calls deep: more than the browser's stack holds.
+    """
+    global _letting_go
+    _LET_GO.append((getattr(tensor, "_parents", None), getattr(tensor, "_backward", None)))
+    tensor._parents, tensor._backward = (), None  # the list above now holds the only links
+    if _letting_go:
+        return  # an outer call is already letting go, in a flat loop
+    _letting_go = True
+    try:
+        while _LET_GO:
+            _LET_GO.pop()
+    finally:
+        _letting_go = False

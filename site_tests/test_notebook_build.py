@@ -45,7 +45,9 @@ def test_the_lock_lists_exactly_the_shipped_wheels_with_their_real_hashes() -> N
 def test_the_course_wheel_carries_labs_and_the_finished_engine_but_no_importable_ember() -> None:
     (wheel,) = (APP / "wheels").glob("ember_course-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "labs/frontends/notebook.py" in names and "labs/lessons/L10.toml" in names and "hx/dot.py" in names
+    assert "labs/frontends/notebook.py" in names and "hx/dot.py" in names
+    assert "labs/lessons/10-order-of-blame/lesson.toml" in names and "labs/lessons/10-order-of-blame/checks.py" in names
+    assert not [name for name in names if name.endswith(("known_wrong.toml", "also_right.toml", "page.md"))]
     assert "labs/reference/scalar.py" in names
     assert not [name for name in names if name.startswith("ember/")]
 

@@ -102,7 +102,8 @@ def test_checks_answer_one_result_per_claim(session: Session) -> None:
 
 def test_the_module_request_builds_the_learners_files(session: Session) -> None:
     answer = json.loads(session.handle("module", json.dumps({"lab": "L12", "pieces": {}})))
-    assert list(answer["files"]) == ["nudge.py", "dual.py", "graph.py", "scalar.py", "nn.py", "tensor.py", "bigram.py"]
+    assert list(answer["files"]) == ["nudge.py", "dual.py", "graph.py", "scalar.py", "nn.py", "tensor.py", "shapes.py",
+                                     "bigram.py"]
     nn = answer["files"]["nn.py"]
     lines = nn["source"].split("\n")
     (gap,) = [g for g in nn["gaps"] if g["id"] == "L12.zero_grad"]

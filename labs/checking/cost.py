@@ -15,7 +15,7 @@ The count is the same on every machine, in the terminal and in the page.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any, SupportsIndex
 
 GROWTH = 8  # the larger input holds this many times the numbers of the smaller one
@@ -155,13 +155,19 @@ def counted_results(module: Any, names: Iterable[str], work: Work, charge_made: 
             setattr(module, name, function)
 
 
-TENSOR_HELPERS = ("broadcast_index", "expand")  # the course's own helpers in ember/tensor.py that rules read through
+SHAPE_HELPERS = ("broadcast_index", "expand")  # the course's own helpers in ember/shapes.py that rules read through
 
 
-def helpers_counted(module: Any, work: Work) -> AbstractContextManager[None]:
-    """Inside the block, the tensor module's broadcast_index and expand hand back counting lists, and each list
-    they make counts its own length as work."""
-    return counted_results(module, TENSOR_HELPERS, work, charge_made=True)
+@contextmanager
+def helpers_counted(env: Any, work: Work) -> Iterator[None]:
+    """Inside the block, broadcast_index and expand hand back counting lists, and each list they make counts its
+    own length as work, wherever the learner's code reads them: in ember/shapes.py (``unbroadcast``) and in
+    ember/tensor.py (the operations), which imports them."""
+    with ExitStack() as stack:
+        for module in (env.shapes, env.tensor):
+            if module is not None:
+                stack.enter_context(counted_results(module, SHAPE_HELPERS, work, charge_made=True))
+        yield
 
 
 class Growth:

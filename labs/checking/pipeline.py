@@ -57,7 +57,7 @@ class Report:
 
 
 def learner_files(course: Course, sources: dict[str, str], paths: dict[str, str] | None = None) -> list[LearnerFile]:
-    """The learner's files from their sources (in import order), with the gaps their markers show.
+    """The learner's files from their sources (in the course's order), with the gaps their markers show.
 
     A file whose markers are broken is still checked, only without gap places. ``paths`` names the
     files in messages; a file not named there is 'ember/<name>'.

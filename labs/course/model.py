@@ -45,8 +45,8 @@ REFERENCE_DIR = _PACKAGED_REFERENCE if _PACKAGED_REFERENCE.is_dir() else _REPOSI
 def _marked_files(reference_dir: Path) -> dict[str, tuple[str, list[Gap]]]:
     """Every module of ``ember/`` that marks gaps -> (its source, its gaps), in the order their lessons start.
 
-    That order is also the order they are imported in, so a file may import any file of an earlier
-    lesson (``nn.py`` imports ``scalar.py``).
+    A file may import any other by name, whatever its lesson: ``nn.py`` imports ``scalar.py``, and
+    ``tensor.py`` (from lesson 14) imports ``shapes.py`` (whose first gaps are lesson 15's).
     """
     marked = {}
     for path in reference_dir.glob("*.py"):
@@ -213,7 +213,7 @@ class Course:
     lessons: dict[str, Lesson]
     gaps: dict[str, GapSpec]
     regions: dict[str, Region]  # any stage id -> its region
-    reference: dict[str, str]  # learner file name -> finished source, in import order
+    reference: dict[str, str]  # learner file name -> finished source, in the order their lessons start
     parts: tuple[Part, ...] = ()
 
     def lesson(self, lesson_id: str) -> Lesson:

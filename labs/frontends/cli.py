@@ -34,11 +34,14 @@ def _existing_pieces(course: Course, folder: Path) -> dict[str, str]:
     return pieces
 
 
-def _back_up_if_losing(course: Course, path: Path, new_source: str) -> None:
-    """Copy ``path`` aside when the new source would drop a piece it holds (e.g. going back a lesson)."""
+def _back_up_if_losing(course: Course, path: Path, kept: dict[str, str]) -> None:
+    """Copy ``path`` aside when the new files would drop a piece it holds (e.g. going back a lesson).
+
+    ``kept`` holds every piece of the new files, whichever file holds it: a piece whose gap has moved to
+    another file is not lost.
+    """
     old = read_pieces(course, read_text(path))
-    new = read_pieces(course, new_source)
-    if all(new.get(gap_id) == body for gap_id, body in old.items()):
+    if all(kept.get(gap_id) == body for gap_id, body in old.items()):
         return
     number = 1
     while (backup := path.with_name(f"{path.name}.{number}.bak")).exists():
@@ -61,10 +64,14 @@ def start(course: Course, lab: str, folder: Path, finished_earlier: bool) -> int
     filled: dict[str, str] = {}
     if finished_earlier:
         filled = earlier_finished(course, lesson.id, Work(pieces)).missing
-    for name, source in module_sources(course, lesson.id, pieces | filled).items():
+    sources = module_sources(course, lesson.id, pieces | filled)
+    kept: dict[str, str] = {}
+    for source in sources.values():
+        kept |= read_pieces(course, source)
+    for name, source in sources.items():
         path = target / name
         if path.exists():
-            _back_up_if_losing(course, path, source)
+            _back_up_if_losing(course, path, kept)
         path.write_text(source, encoding="utf-8")
     kept = sorted(gap for gap in pieces if lesson_number(gap) < lesson.number)
     names = ", ".join(str(target / name) for name in course.reference)

@@ -100,7 +100,7 @@ def largest(a: Shape, b: Shape) -> Shape:
 def check_fitting(env: Env, a: Shape, b: Shape) -> None:
     """broadcast_shape(a, b) for shapes that fit: the right tuple, no error."""
     expected = right_aligned(a, b)
-    got, error = outcome(lambda: env.tensor.broadcast_shape(a, b))
+    got, error = outcome(lambda: env.shapes.broadcast_shape(a, b))
     left = left_aligned(a, b)
     if error is not None:
         raise Fail("refused", a=show(a), b=show(b), expected=show(expected), error=str(error))
@@ -136,7 +136,7 @@ def broadcast_shape(env: Env) -> None:
     for a, b in FITTING:
         check_fitting(env, a, b)
     for a, b in NOT_FITTING:
-        check_not_fitting(env, a, b, lambda a=a, b=b: env.tensor.broadcast_shape(a, b),
+        check_not_fitting(env, a, b, lambda a=a, b=b: env.shapes.broadcast_shape(a, b),
                           f"broadcast_shape({show(a)}, {show(b)})")
 
 
@@ -170,9 +170,9 @@ def calls_recorded(module: ModuleType, name: str) -> Iterator[list[tuple[Any, ..
 
 def check_unbroadcast(env: Env, shape: Shape, to: Shape, seed: int) -> None:
     grad = numbers(shape, seed)
-    with calls_recorded(env.tensor, "broadcast_index") as calls:
+    with calls_recorded(env.shapes, "broadcast_index") as calls:
         try:
-            got = env.tensor.unbroadcast(list(grad), shape, to)
+            got = env.shapes.unbroadcast(list(grad), shape, to)
         except (IndexError, ValueError, TypeError) as error:
             got = error
     swapped = shape != to and (shape, to) in calls
@@ -457,8 +457,8 @@ def checkers_unbroadcast(module: ModuleType) -> Iterator[None]:
 def unbroadcast_reads(env: Env, shape: Shape, to: Shape) -> int:
     """Numbers the learner's unbroadcast reads for a gradient of ``shape`` going back to ``to``."""
     work = Work()
-    with helpers_counted(env.tensor, work):
-        env.tensor.unbroadcast(Tally(numbers(shape, 7), work), shape, to)
+    with helpers_counted(env, work):
+        env.shapes.unbroadcast(Tally(numbers(shape, 7), work), shape, to)
     return work.reads
 
 
@@ -483,7 +483,7 @@ def binary_reads(env: Env, a: Shape, op: str, b: Shape) -> tuple[int, int]:
     work = Work()
     ta = tallied(env.tensor.Tensor(nested(numbers(a, 11, 0.5, 2.0), a)), work)
     tb = tallied(env.tensor.Tensor(nested(numbers(b, 12, 0.5, 2.0), b)), work)
-    with helpers_counted(env.tensor, work), checkers_unbroadcast(env.tensor):
+    with helpers_counted(env, work), checkers_unbroadcast(env.tensor):
         out = OPS[op](ta, tb)
         forward = work.reads
         out.grad = Tally(numbers(tuple(out.shape), 13), work)

@@ -560,7 +560,7 @@ def sum_reads(env: Env, shape: Shape, axis: int) -> tuple[int, int, bool]:
     """Numbers x.sum(axis) reads forward, then in its rule; and whether the rule's gradient was joined with +."""
     work = Work()
     x = tallied(tensor(env, numbers(shape, 21), shape), work)
-    with helpers_counted(env.tensor, work):
+    with helpers_counted(env, work):
         y = x.sum(axis=axis)
         forward = work.reads
         grads = rule_reads(y, numbers(shape_of(y), 22), work)
@@ -594,7 +594,7 @@ def matmul_reads(env: Env, n: int, k: int, m: int) -> tuple[int, int]:
     work = Work()
     a = tallied(tensor(env, numbers((n, k), 31), (n, k)), work)
     b = tallied(tensor(env, numbers((k, m), 32), (k, m)), work)
-    with helpers_counted(env.tensor, work):
+    with helpers_counted(env, work):
         out = a @ b
         forward = work.reads
         rule_reads(out, numbers((n, m), 33), work)
@@ -625,7 +625,7 @@ def rows_reads(env: Env, picks: int) -> tuple[int, int, bool, bool]:
     work = Work()
     w = tallied(tensor(env, numbers((6, 3), 41), (6, 3)), work)
     picked = [(5 * p + p // 3) % 6 for p in range(picks)]
-    with helpers_counted(env.tensor, work):
+    with helpers_counted(env, work):
         out = w.rows(picked)
         forward = work.reads
         grads = rule_reads(out, numbers((picks, 3), 42), work)
