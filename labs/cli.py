@@ -27,6 +27,7 @@ from .work_file import (
     preview,
     read_folder,
     read_work_files,
+    size_text,
     state_work,
     work_document,
     work_file_name,
@@ -161,8 +162,9 @@ def export_work(course: Course, folder: Path, out: Path | None, today: date) -> 
 
 def _read_given(path: Path) -> tuple[str, bytes]:
     try:
-        if path.stat().st_size > MAX_INPUT_BYTES:
-            raise UsageError(f"{path} is larger than {MAX_INPUT_BYTES} bytes: it is not a work file")
+        size = path.stat().st_size
+        if size > MAX_INPUT_BYTES:
+            raise UsageError(f"{path} is {size_text(size)}; a work file has at most {size_text(MAX_INPUT_BYTES)}")
         return path.name, path.read_bytes()
     except FileNotFoundError:
         raise UsageError(f"no such file: {path}") from None

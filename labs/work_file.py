@@ -139,6 +139,14 @@ def course_version_here(root: Path | None = None) -> str:
     return digest.hexdigest()[:12]
 
 
+def size_text(count: int) -> str:
+    """A number of bytes for a message: '4 MiB', '2.5 KiB', '12 bytes'."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if count >= scale:
+            return f"{count / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{count} bytes"
+
+
 def _lf(text: str) -> str:
     """A text with its line ends as LF (Python reads CRLF and CR alike)."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
@@ -215,9 +223,9 @@ def _read_learner_file(course: Course, role: str, shown: str, text: str, found: 
                            "only the code inside the gaps is carried")
 
 
-def _unknown_error(ids: Iterable[str]) -> WorkFileError:
+def _unknown_error(ids: Iterable[str], whose: str = "the work file") -> WorkFileError:
     names = ", ".join(sorted(set(ids)))
-    return WorkFileError(f"the file holds pieces for gaps this course does not have ({names}): it was made by a "
+    return WorkFileError(f"{whose} holds pieces for gaps this course does not have ({names}): it was made by a "
                          "different or newer course. Load it into the course it came from, or update this one")
 
 
@@ -435,14 +443,15 @@ def _check_entries(infos: list[zipfile.ZipInfo]) -> None:
             raise WorkFileError(f"the zip's entry {info.filename} is packed in a way this course does not read "
                                 f"(method {info.compress_type}): zip it again with the usual settings")
         if info.file_size > MAX_ENTRY_BYTES:
-            raise WorkFileError(f"the zip's entry {info.filename} unpacks to {info.file_size} bytes; "
-                                f"an entry of a work file has at most {MAX_ENTRY_BYTES}")
+            raise WorkFileError(f"the zip's entry {info.filename} unpacks to {size_text(info.file_size)}; "
+                                f"an entry of a work file has at most {size_text(MAX_ENTRY_BYTES)}")
         if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
             raise WorkFileError(f"the zip's entry {info.filename} unpacks to over {MAX_RATIO} times its packed size: "
                                 "that is not a learner's work (it looks like a zip bomb)")
         total += info.file_size
     if total > MAX_TOTAL_BYTES:
-        raise WorkFileError(f"the zip unpacks to {total} bytes; a work file unpacks to at most {MAX_TOTAL_BYTES}")
+        raise WorkFileError(f"the zip unpacks to {size_text(total)}; a work file unpacks to at most "
+                            f"{size_text(MAX_TOTAL_BYTES)}")
 
 
 def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
@@ -474,7 +483,7 @@ def read_work(data: bytes, course: Course | None = None) -> WorkFile:
     """Read a work file (a zip's bytes); raise WorkFileError saying what was wrong."""
     course = course or _course()
     if len(data) > MAX_INPUT_BYTES:
-        raise WorkFileError(f"the file is {len(data)} bytes; a work file has at most {MAX_INPUT_BYTES}")
+        raise WorkFileError(f"the file is {size_text(len(data))}; a work file has at most {size_text(MAX_INPUT_BYTES)}")
     if not data.startswith(b"PK"):
         raise WorkFileError("the file is not a zip file: choose the ember-work-….zip you saved, or your .py files")
     try:
@@ -523,7 +532,8 @@ def read_work_files(files: list[tuple[str, bytes]], course: Course | None = None
     found = _Read()
     for name, data in files:
         if len(data) > MAX_INPUT_BYTES:
-            raise WorkFileError(f"{name} is {len(data)} bytes; a learner file has at most {MAX_INPUT_BYTES}")
+            raise WorkFileError(f"{name} is {size_text(len(data))}; a learner file has at most "
+                                f"{size_text(MAX_INPUT_BYTES)}")
         text = _lf(_decode(data, name))
         try:
             gaps = find_gaps(text)
@@ -534,7 +544,7 @@ def read_work_files(files: list[tuple[str, bytes]], course: Course | None = None
                                 f"({', '.join(course.reference)})")
         unknown = [gap.id for gap in gaps if gap.id not in course.regions]
         if unknown:
-            raise _unknown_error(unknown)
+            raise _unknown_error(unknown, name)
         roles = list(dict.fromkeys(course.regions[gap.id].file for gap in gaps))
         if len(roles) > 1:
             raise WorkFileError(f"{name} marks gaps of several learner files ({', '.join(roles)}): "
@@ -556,13 +566,13 @@ def read_folder(course: Course, folder: Path) -> WorkFile:
         path = folder / PACKAGE / name
         if path.is_file():
             if path.stat().st_size > MAX_INPUT_BYTES:
-                raise WorkFileError(f"{path} is larger than {MAX_INPUT_BYTES} bytes")
+                raise WorkFileError(f"{path} is larger than {size_text(MAX_INPUT_BYTES)}")
             _read_learner_file(course, name, str(path), _decode(path.read_bytes(), str(path)), found)
     kept = folder / JSON_NAME
     document = None
     if kept.is_file():
         if kept.stat().st_size > MAX_ENTRY_BYTES:
-            raise WorkFileError(f"{kept} is larger than {MAX_ENTRY_BYTES} bytes")
+            raise WorkFileError(f"{kept} is larger than {size_text(MAX_ENTRY_BYTES)}")
         try:
             document = _read_document(course, kept.read_bytes(), str(kept))
         except WorkFileError as error:
