@@ -22,9 +22,6 @@ from .work_file import (
     course_version_here,
     document_text,
     learner_sources,
-    merge,
-    merged_state,
-    preview,
     read_folder,
     read_work_files,
     size_text,
@@ -33,6 +30,7 @@ from .work_file import (
     work_file_name,
     write_work,
 )
+from .work_merge import merge, merged_state, preview
 
 WORKING_COPY = Path("ember") / "scalar.py"
 

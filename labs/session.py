@@ -271,7 +271,8 @@ class Session:
     def read_work(self, state: dict[str, Any], files: list[tuple[str, bytes]], keep_mine: list[str]) -> str:
         """What the learner's files (a work file, or .py files) would change in the saved state, and the changes
         to make (see labs/work_file.py), or the reason they cannot be read."""
-        from .work_file import WorkFileError, merge, preview, read_work_files
+        from .work_file import WorkFileError, read_work_files
+        from .work_merge import merge, preview
 
         try:
             work = read_work_files(files, self.course)

@@ -28,18 +28,8 @@ API (plain data in and out; ``state`` is the page's saved state as web/src/stora
 - :func:`state_work` (the page's state) and :func:`read_folder` (a terminal folder and the
   ``ember-work.json`` kept in it) make a :class:`WorkFile`; :func:`write_work` writes one as zip bytes,
   named by :func:`work_file_name`; :func:`learner_sources` are its learner files.
-- :func:`preview` says, lesson by lesson, what reading a work file into a state would do;
-  :func:`merge` answers the changes to make, and :func:`merged_state` applies them.
-
-Merging a work file into a state: a gap the file holds is ``new`` (the state has no code there),
-``same``, or ``changed``; new and changed gaps take the file's text (the state's text of a changed gap
-is answered under ``aside``), except gaps named in ``keep_mine``. Gaps the file does not hold are kept.
-An answer present on one side is taken as it is; on both, it keeps every option tried (the state's
-first), whether the answer was shown, and was ever right on either side, with the last pick of the
-side that picked right (else the state's). A lesson's progress keeps the better of the two (a lesson
-done beats one not done, then more claims held in proportion, then the later run; a tie keeps the
-state's). The seed is the file's when the state has none or has no answers yet (so options show in
-the order the learner met them); ``last`` is the file's only where the state has none.
+- labs/work_merge.py says what reading a work file into a state would do (``preview``), and does it
+  (``merge``, ``merged_state``).
 
 Limits, checked before anything is unpacked: :data:`MAX_INPUT_BYTES` for any file read,
 :data:`MAX_ENTRIES` entries, :data:`MAX_ENTRY_BYTES` for an entry and :data:`MAX_TOTAL_BYTES` for all
@@ -372,11 +362,11 @@ def _read_document(course: Course, data: bytes, shown: str = JSON_NAME) -> _Docu
     )
 
 
-def _work(course: Course, found: _Read, document: _Document | None) -> WorkFile:
+def _work(course: Course, found: _Read, document: _Document | None, whose: str = "the work file") -> WorkFile:
     """A work file from its learner files and its ember-work.json (if any), refusing unknown gaps."""
     unknown = found.unknown + list(document.unknown if document else ())
     if unknown:
-        raise _unknown_error(unknown)
+        raise _unknown_error(unknown, whose)
     pieces = dict(found.pieces)
     if document:
         shown = set(found.markers.values())
@@ -577,7 +567,7 @@ def read_folder(course: Course, folder: Path) -> WorkFile:
             document = _read_document(course, kept.read_bytes(), str(kept))
         except WorkFileError as error:
             raise WorkFileError(f"{error} (in {kept}: fix it, or move it away)") from None
-    work = _work(course, found, document)
+    work = _work(course, found, document, str(folder))
     origins = {gap_id: "finished" if origin == "finished" and same_piece(work.pieces[gap_id],
                                                                           course.gaps[gap_id].finished) else "own"
                for gap_id, origin in work.origins.items()}
@@ -585,7 +575,7 @@ def read_folder(course: Course, folder: Path) -> WorkFile:
                     work.files, work.markers, work.notes)
 
 
-def _state_texts(course: Course, state: State) -> tuple[dict[str, str], dict[str, str], list[str]]:
+def state_texts(course: Course, state: State) -> tuple[dict[str, str], dict[str, str], list[str]]:
     """The learner's pieces in a page state as exact texts (starters left out), their origins, and the
     ids of pieces for gaps this course does not have."""
     texts: dict[str, str] = {}
@@ -606,6 +596,23 @@ def _state_texts(course: Course, state: State) -> tuple[dict[str, str], dict[str
     return texts, origins, unknown
 
 
+def state_table(state: State, name: str) -> dict[str, Any]:
+    """A table of the state; answers and progress keep the entries that read as storage.js reads them."""
+    value = state.get(name)
+    if not isinstance(value, dict):
+        return {}
+    read = {"answers": _answer, "progress": _progress}.get(name)
+    if read is None:
+        return value
+    entries = {}
+    for key, entry in value.items():
+        try:
+            entries[key] = read(key, entry)
+        except WorkFileError:
+            continue
+    return entries
+
+
 def _furthest(course: Course, state: State, pieces: Iterable[str]) -> int:
     """The furthest lesson a state has been to: by its last lesson, its progress and its pieces."""
     progress = state.get("progress") if isinstance(state.get("progress"), dict) else {}
@@ -615,34 +622,33 @@ def _furthest(course: Course, state: State, pieces: Iterable[str]) -> int:
 
 
 def _markers(course: Course, pieces: dict[str, str], lab: int, shown: dict[str, str]) -> dict[str, str]:
-    """The stage each region shows: as ``shown``, else the latest the learner wrote, else the latest ``lab``
-    has reached (a stage's code not shown in the files goes in ember-work.json)."""
+    """The stage each region shows: the latest the learner wrote, else as ``shown``, else the latest lesson
+    ``lab`` has reached (a stage's code not shown in the files goes in ember-work.json)."""
     markers = {}
     for region in course.region_list():
         written = [stage.id for stage in region.stages if stage.id in pieces]
         reached = [stage.id for stage in region.stages if stage.number <= lab]
-        markers[region.final_id] = shown.get(region.final_id) or (written or reached or [region.stages[0].id])[-1]
+        fallback = shown.get(region.final_id) or (reached or [region.stages[0].id])[-1]
+        markers[region.final_id] = written[-1] if written else fallback
     return markers
 
 
 def state_work(course: Course, state: State, lab: str | None = None,
                markers: dict[str, str] | None = None) -> WorkFile:
     """The page's saved state as a work file. Its files stand as lab ``lab`` starts (default: the furthest
-    lesson the state has been to), showing each region's latest stage the learner wrote; ``markers``
-    fixes the stage of a region. Pieces for gaps this course does not have are noted and left out."""
-    texts, origins, unknown = _state_texts(course, state)
+    lesson the state has been to), each region at the latest stage the learner wrote, else at its stage in
+    ``markers``. Pieces for gaps this course does not have are noted and left out."""
+    texts, origins, unknown = state_texts(course, state)
     number = course.lesson(lab).number if lab else _furthest(course, state, texts)
     questions = {f"{lesson.id}.{question.id}" for lesson in course.lessons.values() for question in lesson.questions}
-    answers = state.get("answers") if isinstance(state.get("answers"), dict) else {}
-    progress = state.get("progress") if isinstance(state.get("progress"), dict) else {}
+    answers, progress = state_table(state, "answers"), state_table(state, "progress")
     last, seed = state.get("last"), state.get("seed")
     order = sorted(course.gaps, key=lesson_number)  # lesson by lesson, each in the course's order
     return WorkFile(
         pieces={gap_id: texts[gap_id] for gap_id in order if gap_id in texts},
         origins={gap_id: origins[gap_id] for gap_id in order if gap_id in origins},
-        answers={key: dict(entry) for key, entry in answers.items() if key in questions and isinstance(entry, dict)},
-        progress={key: dict(entry) for key, entry in progress.items()
-                  if key in course.lessons and isinstance(entry, dict)},
+        answers={key: entry for key, entry in answers.items() if key in questions},
+        progress={key: entry for key, entry in progress.items() if key in course.lessons},
         seed=seed if is_seed(seed) else None,
         last=last if isinstance(last, str) and last in course.lessons else None,
         files=tuple(course.reference),
@@ -735,155 +741,6 @@ def write_work(course: Course, work: WorkFile, course_version: str, day: date) -
 
 
 # --- preview and merge --------------------------------------------------------------------------------
-
-
-def _normal_answer(entry: dict[str, Any]) -> dict[str, Any]:
-    """An answer with every field (an older entry's as storage.js reads it)."""
-    tried = entry.get("tried")
-    right = bool(entry.get("everCorrect")) or (entry["correct"] and not entry.get("revealed") and tried is None)
-    if tried is None:
-        tried = [] if entry["correct"] else [entry["option"]]
-    return {"option": entry["option"], "correct": entry["correct"], "everCorrect": right, "tried": list(tried),
-            "revealed": bool(entry.get("revealed"))}
-
-
-def merge_answer(mine: dict[str, Any] | None, theirs: dict[str, Any]) -> dict[str, Any]:
-    """One question's answer from both sides (see the module's docstring)."""
-    if mine is None:
-        return dict(theirs)
-    a, b = _normal_answer(mine), _normal_answer(theirs)
-    pick = b if b["correct"] and not a["correct"] else a
-    return {"option": pick["option"], "correct": pick["correct"], "everCorrect": a["everCorrect"] or b["everCorrect"],
-            "tried": a["tried"] + [option for option in b["tried"] if option not in a["tried"]],
-            "revealed": a["revealed"] or b["revealed"]}
-
-
-def _rank(entry: dict[str, Any]) -> tuple[bool, float, int, float]:
-    total = entry.get("total") or 0
-    return bool(entry.get("done")), entry.get("passed", 0) / total if total else 0.0, entry.get("passed", 0), \
-        entry.get("at") or 0
-
-
-def better_progress(mine: dict[str, Any] | None, theirs: dict[str, Any]) -> dict[str, Any]:
-    """One lesson's progress from both sides: the better (a tie keeps ``mine``)."""
-    if mine is None or _rank(theirs) > _rank(mine):
-        return dict(theirs)
-    return mine
-
-
-def _table_of(state: State, name: str) -> dict[str, Any]:
-    """A table of the state, keeping the entries that read as storage.js reads them."""
-    value = state.get(name)
-    if not isinstance(value, dict):
-        return {}
-    read = {"answers": _answer, "progress": _progress}.get(name)
-    if read is None:
-        return value
-    entries = {}
-    for key, entry in value.items():
-        try:
-            read(key, entry)
-        except WorkFileError:
-            continue
-        entries[key] = entry
-    return entries
-
-
-def _gap_status(mine: dict[str, str], gap_id: str, text: str) -> str:
-    if gap_id not in mine:
-        return "new"
-    return "same" if mine[gap_id] == text else "changed"
-
-
-def merge(course: Course, state: State, work: WorkFile, keep_mine: Iterable[str] = ()) -> dict[str, Any]:
-    """The changes that read ``work`` into ``state``: ``{pieces: {gap: {code, origin}}, aside: {gap: text},
-    answers: {question: entry}, progress: {lesson: entry}, seed, last}`` (only what changes; ``seed`` and
-    ``last`` are null to keep the state's)."""
-    mine, _, _ = _state_texts(course, state)
-    keep = set(keep_mine)
-    pieces: dict[str, dict[str, str]] = {}
-    aside: dict[str, str] = {}
-    for gap_id, text in work.pieces.items():
-        status = _gap_status(mine, gap_id, text)
-        if status == "same" or gap_id in keep:
-            continue
-        pieces[gap_id] = {"code": text, "origin": work.origins.get(gap_id, "own")}
-        if status == "changed":
-            aside[gap_id] = mine[gap_id]
-    my_answers, my_progress = _table_of(state, "answers"), _table_of(state, "progress")
-    answers = {}
-    for key, entry in work.answers.items():
-        merged = merge_answer(my_answers.get(key), entry)
-        if key not in my_answers or merged != _normal_answer(my_answers[key]):
-            answers[key] = merged
-    progress = {}
-    for key, entry in work.progress.items():
-        better = better_progress(my_progress.get(key), entry)
-        if better is not my_progress.get(key):
-            progress[key] = better
-    take_seed = work.seed is not None and (not is_seed(state.get("seed")) or not my_answers)
-    seed = work.seed if take_seed and work.seed != state.get("seed") else None
-    last = work.last if not isinstance(state.get("last"), str) else None
-    return {"pieces": pieces, "aside": aside, "answers": answers, "progress": progress, "seed": seed, "last": last}
-
-
-def merged_state(state: State, changes: dict[str, Any], version: str | None = None) -> State:
-    """``state`` with the changes :func:`merge` answered (pieces saved as exact texts under ``version``)."""
-    result = {"pieces": dict(_table_of(state, "pieces")), "answers": dict(_table_of(state, "answers")),
-              "progress": dict(_table_of(state, "progress")), "last": state.get("last"), "seed": state.get("seed")}
-    for gap_id, piece in changes["pieces"].items():
-        result["pieces"][gap_id] = {"code": piece["code"], "exact": True, "origin": piece["origin"],
-                                    **({"version": version} if version else {})}
-    result["answers"] |= changes["answers"]
-    result["progress"] |= changes["progress"]
-    for name in ("seed", "last"):
-        if changes[name] is not None:
-            result[name] = changes[name]
-    return result
-
-
-def preview(course: Course, state: State, work: WorkFile) -> dict[str, Any]:
-    """What reading ``work`` into ``state`` would do, lesson by lesson, as plain data::
-
-        {"course_version": "3f2a…" | null, "files": ["scalar.py", …], "notes": ["…"],
-         "counts": {"new": 2, "changed": 1, "same": 20},
-         "lessons": [{"lesson": "L10", "title": "…",
-                      "gaps": [{"gap": "L10.backward", "status": "new" | "changed" | "same", "origin": "own"}],
-                      "answers": [{"question": "L10.bfs", "status": "new" | "merged" | "kept"}],
-                      "progress": {"status": "new" | "better" | "kept", "mine": {…} | null,
-                                   "file": {…}, "merged": {…}} | null}]}
-
-    Only lessons the file holds something for are listed, in the course's order.
-    """
-    mine, _, _ = _state_texts(course, state)
-    my_answers, my_progress = _table_of(state, "answers"), _table_of(state, "progress")
-    counts = {"new": 0, "changed": 0, "same": 0}
-    lessons = []
-    for lesson in course.lessons.values():
-        gaps = []
-        for gap_id, text in work.pieces.items():
-            if lesson_of(gap_id) == lesson.id:
-                status = _gap_status(mine, gap_id, text)
-                counts[status] += 1
-                gaps.append({"gap": gap_id, "status": status, "origin": work.origins.get(gap_id, "own")})
-        answers = []
-        for key, entry in work.answers.items():
-            if lesson_of(key) == lesson.id:
-                before = my_answers.get(key)
-                merged = merge_answer(before, entry)
-                status = "new" if before is None else "kept" if merged == _normal_answer(before) else "merged"
-                answers.append({"question": key, "status": status})
-        progress = None
-        if lesson.id in work.progress:
-            before = my_progress.get(lesson.id)
-            better = better_progress(before, work.progress[lesson.id])
-            status = "new" if before is None else "kept" if better is before else "better"
-            progress = {"status": status, "mine": before, "file": work.progress[lesson.id], "merged": better}
-        if gaps or answers or progress:
-            lessons.append({"lesson": lesson.id, "title": lesson.title, "gaps": gaps, "answers": answers,
-                            "progress": progress})
-    return {"course_version": work.course_version, "files": list(work.files), "notes": list(work.notes),
-            "counts": counts, "lessons": lessons}
 
 
 def _course() -> Course:

@@ -1,5 +1,5 @@
-"""The work file (labs/work_file.py): round trips, refusals with their messages, preview and merge, and
-``python -m labs export`` / ``import``."""
+"""The work file (labs/work_file.py, labs/work_merge.py): round trips, refusals with their messages, preview
+and merge, and ``python -m labs export`` / ``import``."""
 
 from __future__ import annotations
 
@@ -28,9 +28,6 @@ from labs.work_file import (
     WorkFile,
     WorkFileError,
     learner_sources,
-    merge,
-    merged_state,
-    preview,
     read_folder,
     read_work,
     read_work_files,
@@ -38,6 +35,7 @@ from labs.work_file import (
     work_file_name,
     write_work,
 )
+from labs.work_merge import merge, merged_state, preview
 
 COURSE = load_course()
 DAY = date(2026, 12, 5)
