@@ -172,17 +172,15 @@ def _read_given(path: Path) -> tuple[str, bytes]:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
 
 
-def _loses_work(course: Course, path: Path, current: WorkFile, new_source: str) -> bool:
-    """True when writing ``new_source`` over ``path`` would drop something: a piece it holds, or code outside
-    its gaps that the course's file does not have."""
-    name = path.name
-    old_text = _read(path).replace("\r\n", "\n").replace("\r", "\n")
-    if learner_sources(course, current, [name])[name] != old_text.rstrip("\n") + "\n":
+def _loses_work(course: Course, name: str, current: WorkFile, new_source: str) -> bool:
+    """True when writing ``new_source`` over the folder's file ``name`` would drop something: a piece it
+    shows, or code outside its gaps that the course's file does not have."""
+    if name in current.altered:
         return True
     new_texts = {course.regions[gap.id].final_id: gap.text for gap in find_gaps(new_source)}
+    shown = set(current.markers.values())
     return any(new_texts.get(course.regions[gap_id].final_id) != text
-               for gap_id, text in current.pieces.items()
-               if course.regions[gap_id].file == name and gap_id in current.markers.values())
+               for gap_id, text in current.pieces.items() if course.regions[gap_id].file == name and gap_id in shown)
 
 
 def import_work(course: Course, given: list[Path], folder: Path) -> int:
@@ -203,7 +201,7 @@ def import_work(course: Course, given: list[Path], folder: Path) -> int:
         init.write_text(INIT_SOURCE, encoding="utf-8")
     for name, source in sources.items():
         path = target / name
-        if path.exists() and _loses_work(course, path, current, source):
+        if path.exists() and _loses_work(course, name, current, source):
             print(f"Your {path} held code the work file does not; the whole file is kept as {_copy_aside(path)}.")
         path.write_text(source, encoding="utf-8")
     on_disk = [name for name in course.reference if (target / name).is_file()]

@@ -46,7 +46,7 @@ import re
 import zipfile
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -84,7 +84,8 @@ class WorkFile:
     """A learner's course as a work file holds it.
 
     ``pieces`` maps every gap holding the learner's code to its exact text; ``markers`` maps a region
-    (by its finished marker's id) to the stage its file shows; ``files`` names the learner files held.
+    (by its finished marker's id) to the stage its file shows; ``files`` names the learner files held,
+    and ``altered`` those of them with code outside the gaps that the course's file does not have.
     """
 
     pieces: dict[str, str]
@@ -96,6 +97,7 @@ class WorkFile:
     course_version: str | None = None
     files: tuple[str, ...] = ()
     markers: dict[str, str] = field(default_factory=dict)
+    altered: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
 
     def state(self) -> State:
@@ -164,6 +166,7 @@ class _Read:
     markers: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)  # course file name -> the name it was read from
     unknown: list[str] = field(default_factory=list)
+    altered: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -204,11 +207,13 @@ def _read_learner_file(course: Course, role: str, shown: str, text: str, found: 
     places = [gap.id for gap in find_gaps(reference)]
     missing = [place for place in places if place not in shown_at]
     if missing:
+        found.altered.append(role)
         found.notes.append(f"{shown} has no markers for {', '.join(missing)}: those gaps were not read")
         return
     rebuilt = fill(reference, {place: Fill(shown_at[place][0], "", exact=True) for place in places})
     own = fill(text, {gap.id: Fill(gap.id, "", exact=True) for gap in gaps})
     if own.source != rebuilt.source:
+        found.altered.append(role)
         found.notes.append(f"{shown}: the code outside the gaps differs from this course's; "
                            "only the code inside the gaps is carried")
 
@@ -383,6 +388,7 @@ def _work(course: Course, found: _Read, document: _Document | None, whose: str =
         course_version=document.course_version if document else None,
         files=tuple(name for name in course.reference if name in found.files),
         markers=dict(found.markers),
+        altered=tuple(found.altered),
         notes=tuple(found.notes) + (document.notes if document else ()),
     )
 
@@ -571,8 +577,7 @@ def read_folder(course: Course, folder: Path) -> WorkFile:
     origins = {gap_id: "finished" if origin == "finished" and same_piece(work.pieces[gap_id],
                                                                           course.gaps[gap_id].finished) else "own"
                for gap_id, origin in work.origins.items()}
-    return WorkFile(work.pieces, origins, work.answers, work.progress, work.seed, work.last, work.course_version,
-                    work.files, work.markers, work.notes)
+    return replace(work, origins=origins)
 
 
 def state_texts(course: Course, state: State) -> tuple[dict[str, str], dict[str, str], list[str]]:

@@ -579,6 +579,19 @@ def test_import_keeps_a_file_aside_when_its_pieces_would_be_lost_and_only_then(
     assert "0 gaps new, 0 changed" in capsys.readouterr().out
 
 
+def test_import_keeps_a_file_aside_when_it_has_code_outside_its_gaps(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["start", "L12", "--dir", "mine"]) == 0
+    nn = tmp_path / "mine" / "ember" / "nn.py"
+    nn.write_text(nn.read_text() + "\n# my own helper\n")
+    mine = nn.read_bytes()
+    assert main(["import", str(save(tmp_path, page_state(finished_texts(12)))), "--dir", "mine"]) == 0
+    assert (tmp_path / "mine" / "ember" / "nn.py.1.bak").read_bytes() == mine
+    assert b"my own helper" not in nn.read_bytes()
+    assert not (tmp_path / "mine" / "ember" / "scalar.py.1.bak").exists()  # its pieces were starters only
+
+
 def test_importing_one_learner_file_writes_that_file_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["start", "L12", "--dir", "mine"]) == 0
