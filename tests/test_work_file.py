@@ -386,6 +386,7 @@ BAD: dict[str, tuple[object, str]] = {
     "a seed": (lambda: work_zip(document(seed="XYZ")), "seed must be a learner seed"),
     "not json": (lambda: zip_of({f"{FOLDER}/{JSON_NAME}": "{nope"}), "ember-work.json is not valid JSON"),
     "NaN": (lambda: zip_of({f"{FOLDER}/{JSON_NAME}": '{"format": NaN}'}), "NaN is not a JSON number"),
+    "deep JSON": (lambda: zip_of({f"{FOLDER}/{JSON_NAME}": "[" * 60_000}), "ember-work.json is not valid JSON"),
     "broken markers": (lambda: work_zip(document(), {"scalar.py": broken_markers()}),
                        f"{FOLDER}/ember/scalar.py, line"),
     "duplicated markers": (lambda: work_zip(document(), {"scalar.py": duplicated_markers()}), "appears twice"),
