@@ -22,13 +22,14 @@ from buildkit import ROOT, STDLIB, download_wheels, python_files, run
 
 sys.path.insert(0, str(ROOT))  # labs/, for the lessons' parsed tables
 from labs.course.model import LESSONS_DIR, TABLES_FILE, parsed_tables
+from labs.course.shipped import PACKAGES as PYTHON_PACKAGES
+from labs.course.shipped import course_version
 
 SITE = ROOT / "site"
 GEN = ROOT / "docs" / "assets" / "gen"
 NODE = ROOT / "node_modules"
 # Pyodide's own files the site ships; its standard library goes as the course's (STDLIB), its modules compiled.
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyodide-lock.json")
-PYTHON_PACKAGES = ("ember", "labs", "hx")
 COURSE_FOLDER = "/home/pyodide/course"  # where the page's worker unpacks the course's Python (manifest.json)
 COURSE_CACHE = ROOT / ".cache" / "course"
 WHEEL_CACHE = ROOT / ".cache" / "wheels"
@@ -60,11 +61,7 @@ def wheels() -> list[str]:
 def python_bundle() -> tuple[str, str]:
     """Zip the course's Python packages; answer (file name relative to gen/, course version)."""
     files = python_files(PYTHON_PACKAGES)
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(str(path.relative_to(ROOT)).encode())
-        digest.update(path.read_bytes())
-    version = digest.hexdigest()[:12]
+    version = course_version(ROOT)
     target = GEN / "py"
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)

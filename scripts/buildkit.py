@@ -19,27 +19,13 @@ def run(*command: str, cwd: Path = ROOT) -> None:
     subprocess.run(command, cwd=cwd, check=True)
 
 
-SHIPPED_SUFFIXES = {".py", ".toml", ".json", ".txt", ".LICENSE"}  # sources, lesson data, the data set and its licence
-
-
 def python_files(packages: tuple[str, ...]) -> list[Path]:
-    """The files of the course's Python packages that ship to the browser (sources and data), sorted.
-
-    Of a lesson's folder only what the page reads ships (its data and checks): never its known-wrong pieces.
-    """
+    """The files of the course's Python packages that ship to the browser (labs/course/shipped.py decides)."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    from labs.course.model import LESSON_SHIPS, LESSONS_DIR
+    from labs.course.shipped import shipped_files
 
-    def ships(path: Path) -> bool:
-        if path.parent.parent == LESSONS_DIR:  # a file of a lesson's folder
-            return path.name in LESSON_SHIPS
-        return path.suffix in SHIPPED_SUFFIXES
-
-    return sorted(
-        path for package in packages for path in (ROOT / package).rglob("*")
-        if path.is_file() and "__pycache__" not in path.parts and ships(path)
-    )
+    return shipped_files(packages, ROOT)
 
 
 def pins(requirements: Path) -> dict[str, str]:

@@ -40,7 +40,7 @@ def print_report(report: Report, lesson: Lesson) -> None:
 def check_files(course: Course, which: str, path: Path) -> int:
     """Check one lesson (or all of them, in order) against the Value in ``path``."""
     lessons = list(course.lessons.values()) if which.lower() == "all" else [course.lesson(which)]
-    sources, paths = learner_sources(course, path)
+    sources, paths = sources_beside(course, path)
     verdict = 0
     for lesson in lessons:
         report = check_lesson(lesson.id, sources, paths, course=course, load_hint=LOAD_HINT_CLI)
@@ -49,7 +49,7 @@ def check_files(course: Course, which: str, path: Path) -> int:
     return verdict
 
 
-def learner_sources(course: Course, path: Path) -> tuple[dict[str, str], dict[str, str]]:
+def sources_beside(course: Course, path: Path) -> tuple[dict[str, str], dict[str, str]]:
     """The learner's files for a check: ``path`` and every learner file beside it (sources, shown paths).
 
     A file whose name is not one of the course's files stands for ember/scalar.py (any file with a Value).

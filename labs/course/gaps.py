@@ -23,6 +23,7 @@ GAP_ID = r"L\d\d\.[a-z][a-z0-9_]*"
 _OPEN = re.compile(rf"^(?P<indent>[ \t]*)# --- gap (?P<id>{GAP_ID}) ---[ \t]*$")
 _CLOSE = re.compile(r"^[ \t]*# --- end gap ---[ \t]*$")
 _ANY_MARKER = re.compile(r"^[ \t]*# --- (gap \S+|end gap) ---[ \t]*$")
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # the line ends Python reads (str.splitlines also splits at \f, \x1c, \u2028, ...)
 
 
 def lesson_of(gap_id: str) -> str:
@@ -96,10 +97,22 @@ class Filled:
     gaps: list[Gap]
 
 
+def source_lines(source: str) -> list[str]:
+    """A source's lines as Python counts them (at \\n, \\r\\n or \\r), without their ends.
+
+    A form feed or a U+2028 inside a line (in a string, say) stays in its line, as it does for Python,
+    so line numbers agree with tracebacks and a gap's text keeps those characters.
+    """
+    lines = _NEWLINE.split(source)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def find_gaps(source: str) -> list[Gap]:
     """Return the gaps of a source text in file order, checking that markers pair up."""
     gaps: list[Gap] = []
-    lines = source.splitlines()
+    lines = source_lines(source)
     open_at: int | None = None
     indent = gap_id = ""
     for number, line in enumerate(lines, start=1):
@@ -153,7 +166,7 @@ def fill(source: str, fills: dict[str, Fill]) -> Filled:
 
     A gap not named keeps its id and text. The answer lists where every gap now lies.
     """
-    lines = source.splitlines()
+    lines = source_lines(source)
     out: list[str] = []
     gaps: list[Gap] = []
     position = 0

@@ -1,4 +1,5 @@
-"""``python -m labs``: start a lab, check it, list its claims, compare with the finished pieces."""
+"""``python -m labs``: start a lab, check it, list its claims, compare with the finished pieces, and carry
+the work to and from a work file (labs/checking/work_file.py)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,28 @@ import argparse
 import difflib
 import sys
 from collections.abc import Sequence
+from datetime import date
 from pathlib import Path
 
 from labs.checking.learner import INIT_SOURCE, Work, earlier_finished, module_sources, read_pieces
-from labs.checking.on_disk import UsageError, check_files, learner_sources, read_text
+from labs.checking.on_disk import UsageError, check_files, read_text, sources_beside
+from labs.checking.work_file import (
+    JSON_NAME,
+    MAX_INPUT_BYTES,
+    WorkFile,
+    WorkFileError,
+    course_version_here,
+    document_text,
+    learner_sources,
+    read_folder,
+    read_work_files,
+    size_text,
+    state_work,
+    work_document,
+    work_file_name,
+    write_work,
+)
+from labs.checking.work_merge import merge, merged_state, preview
 from labs.course.gaps import GapSyntaxError, find_gaps
 from labs.course.model import REFERENCE_DIR, Course, CourseError, lesson_number, load_course
 
@@ -18,6 +37,12 @@ WORKING_COPY = Path("ember") / "scalar.py"
 
 def _is_reference(path: Path) -> bool:
     return path.resolve().parent == REFERENCE_DIR
+
+
+def _refuse_reference(target: Path) -> None:
+    """Refuse to write (or save as the learner's) the course's own ember/ folder."""
+    if _is_reference(target / "__init__.py"):
+        raise UsageError("that folder holds the course's finished engine; choose another with --dir")
 
 
 def _existing_pieces(course: Course, folder: Path) -> dict[str, str]:
@@ -34,6 +59,15 @@ def _existing_pieces(course: Course, folder: Path) -> dict[str, str]:
     return pieces
 
 
+def _copy_aside(path: Path) -> Path:
+    """Copy a learner file, byte for byte, to the first free ``<name>.N.bak`` beside it."""
+    number = 1
+    while (backup := path.with_name(f"{path.name}.{number}.bak")).exists():
+        number += 1
+    backup.write_bytes(path.read_bytes())
+    return backup
+
+
 def _back_up_if_losing(course: Course, path: Path, kept: dict[str, str]) -> None:
     """Copy ``path`` aside when the new files would drop a piece it holds (e.g. going back a lesson).
 
@@ -43,10 +77,7 @@ def _back_up_if_losing(course: Course, path: Path, kept: dict[str, str]) -> None
     old = read_pieces(course, read_text(path))
     if all(kept.get(gap_id) == body for gap_id, body in old.items()):
         return
-    number = 1
-    while (backup := path.with_name(f"{path.name}.{number}.bak")).exists():
-        number += 1
-    backup.write_text(read_text(path), encoding="utf-8")
+    backup = _copy_aside(path)
     print(f"Some of your pieces in {path} belong to later lessons; the whole file is kept as {backup}.")
 
 
@@ -54,8 +85,7 @@ def start(course: Course, lab: str, folder: Path, finished_earlier: bool) -> int
     """Write the learner's modules into ``folder/ember`` as lab ``lab`` starts."""
     lesson = course.lesson(lab)
     target = folder / "ember"
-    if any(_is_reference(target / name) for name in course.reference):
-        raise UsageError("that folder holds the course's finished engine; choose another with --dir")
+    _refuse_reference(target)
     pieces = _existing_pieces(course, target)
     target.mkdir(parents=True, exist_ok=True)
     init = target / "__init__.py"
@@ -85,6 +115,100 @@ def start(course: Course, lab: str, folder: Path, finished_earlier: bool) -> int
     return 0
 
 
+def _folder_work(course: Course, folder: Path) -> WorkFile:
+    """The work in a terminal folder; a broken file there is the learner's to fix before anything is written."""
+    try:
+        return read_folder(course, folder)
+    except WorkFileError as error:
+        raise UsageError(f"{error}. Nothing was written") from None
+
+
+def _print_notes(work: WorkFile) -> None:
+    for note in work.notes:
+        print(f"Note: {note}.")
+
+
+def export_work(course: Course, folder: Path, out: Path | None, today: date) -> int:
+    """Save the work of a terminal folder (its ember/ files and the ember-work.json kept there) as a work file."""
+    _refuse_reference(folder / "ember")
+    work = _folder_work(course, folder)
+    if not work.files:
+        raise UsageError(f"{folder / 'ember'} holds none of your learner files; write them with "
+                         f"`python -m labs start L01 --dir {folder}`")
+    data = write_work(course, work, course_version_here(), today)
+    name = work_file_name(today)
+    target = out or Path(name)
+    if target.is_dir():
+        target = target / name
+    try:
+        target.write_bytes(data)
+    except OSError as error:
+        raise UsageError(f"cannot write {target}: {error.strerror}") from None
+    _print_notes(work)
+    print(f"Saved {len(work.pieces)} of your pieces from {folder / 'ember'}, with answers to {len(work.answers)} "
+          f"questions and progress in {len(work.progress)} lessons, in {target}.")
+    return 0
+
+
+def _read_given(path: Path) -> tuple[str, bytes]:
+    try:
+        size = path.stat().st_size
+        if size > MAX_INPUT_BYTES:
+            raise UsageError(f"{path} is {size_text(size)}; a work file has at most {size_text(MAX_INPUT_BYTES)}")
+        return path.name, path.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise UsageError(f"{path} is a folder: give the work file (ember-work-….zip) or your .py files") from None
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+
+
+def _loses_work(course: Course, name: str, current: WorkFile, new_source: str) -> bool:
+    """True when writing ``new_source`` over the folder's file ``name`` would drop something: a piece it
+    shows, or code outside its gaps that the course's file does not have."""
+    if name in current.altered:
+        return True
+    new_texts = {course.regions[gap.id].final_id: gap.text for gap in find_gaps(new_source)}
+    shown = set(current.markers.values())
+    return any(new_texts.get(course.regions[gap_id].final_id) != text
+               for gap_id, text in current.pieces.items() if course.regions[gap_id].file == name and gap_id in shown)
+
+
+def import_work(course: Course, given: list[Path], folder: Path) -> int:
+    """Write a terminal folder's learner files from a work file (or .py files), keeping aside any file whose
+    pieces would be lost, and keep the file's answers and progress in the folder for the next export."""
+    target = folder / "ember"
+    _refuse_reference(target)
+    work = read_work_files([_read_given(path) for path in given], course)
+    current = _folder_work(course, folder)
+    state = current.state()
+    view = preview(course, state, work)
+    result = state_work(course, merged_state(state, merge(course, state, work)),
+                        markers={**current.markers, **work.markers})
+    sources = learner_sources(course, result, work.files)
+    target.mkdir(parents=True, exist_ok=True)
+    init = target / "__init__.py"
+    if not init.exists():
+        init.write_text(INIT_SOURCE, encoding="utf-8")
+    for name, source in sources.items():
+        path = target / name
+        if path.exists() and _loses_work(course, name, current, source):
+            print(f"Your {path} held code the work file does not; the whole file is kept as {_copy_aside(path)}.")
+        path.write_text(source, encoding="utf-8")
+    on_disk = [name for name in course.reference if (target / name).is_file()]
+    kept = folder / JSON_NAME
+    kept.write_text(document_text(work_document(course, result, course_version_here(), on_disk)), encoding="utf-8")
+    _print_notes(work)
+    counts = view["counts"]
+    files = ", ".join(sources) or "no learner file"
+    print(f"Wrote {files} in {target} from {', '.join(str(path) for path in given)}: {counts['new']} gaps new, "
+          f"{counts['changed']} changed, {counts['same']} the same.")
+    print(f"Answers to {len(result.answers)} questions and progress in {len(result.progress)} lessons are kept "
+          f"in {kept} for your next export.")
+    return 0
+
+
 def list_lessons(course: Course) -> int:
     """Print every lesson as a Markdown table: number and title, its question, its gaps and their files."""
     print("| lesson | question | gaps |")
@@ -109,7 +233,7 @@ def list_claims(course: Course, lab: str) -> int:
 def diff(course: Course, lab: str, path: Path) -> int:
     """Show the learner's pieces of a lesson next to the finished ones."""
     lesson = course.lesson(lab)
-    sources, _ = learner_sources(course, path)
+    sources, _ = sources_beside(course, path)
     mine = {gap.id: gap.body for source in sources.values() for gap in find_gaps(source)}
     for gap_id in lesson.gaps:
         finished = course.gaps[gap_id].finished
@@ -154,6 +278,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--file", type=Path, default=WORKING_COPY)
     p = commands.add_parser("hints", help="show the hints of a lesson's gaps")
     p.add_argument("lab")
+    p = commands.add_parser("export", help="save your work, answers and progress in one file, ember-work-DATE.zip")
+    p.add_argument("--dir", type=Path, default=Path("."), help="the folder that holds your ember/ (default: here)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="the file (or folder) to write (default: ember-work-DATE.zip here)")
+    p = commands.add_parser("import", help="write your ember/ files from a work file or .py files, keeping "
+                                           "earlier pieces aside")
+    p.add_argument("files", nargs="+", type=Path, help="a work file (ember-work-….zip), or learner .py files")
+    p.add_argument("--dir", type=Path, default=Path("."), help="folder to write ember/ into (default: here)")
     return root
 
 
@@ -172,7 +304,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return list_claims(course, args.lab)
         if args.command == "diff":
             return diff(course, args.lab, args.file)
+        if args.command == "export":
+            return export_work(course, args.dir, args.out, date.today())
+        if args.command == "import":
+            return import_work(course, args.files, args.dir)
         return hints(course, args.lab)
-    except (UsageError, CourseError, GapSyntaxError) as error:
+    except (UsageError, CourseError, GapSyntaxError, WorkFileError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -255,6 +255,35 @@ class Session:
         return json.dumps({"changes": exact_texts(self.course, found.changes(self.course, replace_own)),
                            "own": list(found.own)})
 
+    def save_work(self, state: dict[str, Any], version: str, today: str | None = None) -> str:
+        """The learner's saved state as a work file: its name and bytes (base64), or the reason it cannot be made."""
+        import base64
+        from datetime import date
+
+        from labs.checking.work_file import WorkFileError, state_work, work_file_name, write_work
+
+        try:
+            day = date.fromisoformat(today) if today else date.today()
+            work = state_work(self.course, state)
+            data = write_work(self.course, work, version, day)
+        except (WorkFileError, ValueError) as error:
+            return json.dumps({"error": str(error)})
+        return json.dumps({"name": work_file_name(day), "data": base64.b64encode(data).decode("ascii"),
+                           "notes": list(work.notes)})
+
+    def read_work(self, state: dict[str, Any], files: list[tuple[str, bytes]], keep_mine: list[str]) -> str:
+        """What the learner's files (a work file, or .py files) would change in the saved state, and the changes
+        to make (see labs/checking/work_file.py), or the reason they cannot be read."""
+        from labs.checking.work_file import WorkFileError, read_work_files
+        from labs.checking.work_merge import merge, preview
+
+        try:
+            work = read_work_files(files, self.course)
+        except WorkFileError as error:
+            return json.dumps({"error": str(error)})
+        return json.dumps({"preview": preview(self.course, state, work),
+                           "changes": merge(self.course, state, work, keep_mine)})
+
     def edits(self, before: dict[str, str], now: dict[str, str]) -> str:
         """What the notebook changed in the learner's files since they were handed over, gap by gap."""
         found = edited_gaps(before, now)
@@ -280,6 +309,18 @@ class Session:
     def _on_edits(self, payload: dict[str, Any], live: Live, ask: Ask | None) -> str:
         return self.edits(_texts(payload.get("before")), _texts(payload.get("now")))
 
+    def _on_save_work(self, payload: dict[str, Any], live: Live, ask: Ask | None) -> str:
+        return self.save_work(_table(payload.get("state")), str(payload.get("version") or ""), payload.get("today"))
+
+    def _on_read_work(self, payload: dict[str, Any], live: Live, ask: Ask | None) -> str:
+        try:
+            files = _given_files(payload.get("files"))
+        except ValueError as error:
+            return json.dumps({"error": str(error)})
+        keep = payload.get("keep_mine")
+        return self.read_work(_table(payload.get("state")), files,
+                              [str(gap) for gap in keep] if isinstance(keep, list) else [])
+
     # The kinds of request the page's worker hands to Python (web/src/protocol.js's REQUEST, but for
     # boot, which the worker answers itself), each with the method that answers it.
     REQUESTS: ClassVar[Mapping[str, Callable[[Session, dict[str, Any], Live, Ask | None], str]]] = MappingProxyType({
@@ -288,6 +329,8 @@ class Session:
         "module": _on_module,
         "earlier": _on_earlier,
         "edits": _on_edits,
+        "save_work": _on_save_work,
+        "read_work": _on_read_work,
     })
 
     def handle(self, kind: str, payload_json: str, live: Live = None, ask: Ask | None = None) -> str:
@@ -305,6 +348,30 @@ class Session:
 def _work(payload: dict[str, Any]) -> Work:
     """The learner's work a request carries: pieces saved by older versions, and exact texts."""
     return Work(_texts(payload.get("pieces")), _texts(payload.get("exact")))
+
+
+def _table(value: object) -> dict[str, Any]:
+    """A JSON table from request data ({} for anything else)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _given_files(value: object) -> list[tuple[str, bytes]]:
+    """The files a learner chose, from request data: [{name, data (base64)}] -> [(name, bytes)]."""
+    import base64
+    import binascii
+
+    if not isinstance(value, list):
+        return []
+    files = []
+    for item in value:
+        if not isinstance(item, dict) or not isinstance(item.get("data"), str):
+            raise ValueError("a chosen file came without its content")
+        name = str(item.get("name") or "file")
+        try:
+            files.append((name, base64.b64decode(item["data"], validate=True)))
+        except (binascii.Error, ValueError):
+            raise ValueError(f"{name} could not be read from the page") from None
+    return files
 
 
 def _texts(value: object) -> dict[str, str]:

@@ -9,6 +9,8 @@ export const REQUEST = Object.freeze({
   MODULE: "module", // the learner's files; payload { lab, exact, pieces } -> { files: {name: {source, gaps}}, exact, problem }
   EARLIER: "earlier", // finished pieces for earlier gaps; payload { lab, exact, pieces, replace_own } -> { changes, own }
   EDITS: "edits", // what the notebook changed; payload { before, now: {file: source} } -> { changed: {gap: {before, now}}, broken: {file: why} }
+  SAVE_WORK: "save_work", // the work file; payload { state, version, today } -> { name, data (base64), notes } | { error }
+  READ_WORK: "read_work", // payload { state, files: [{name, data (base64)}], keep_mine } -> { preview, changes } | { error } (labs/checking/work_file.py)
 });
 
 /**
