@@ -1,6 +1,7 @@
 // Example cells: editable code, Run (or Ctrl/Cmd+Enter), Stop, and the outputs drawn below.
 import { cellEditor } from "./editor.js";
-import { el, renderLive, renderOutputs, roomIn } from "./render.js";
+import { renderLive, renderOutputs, roomIn } from "./cell-output.js";
+import { el } from "./dom.js";
 import * as storage from "./storage.js";
 
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");

@@ -1,4 +1,4 @@
-// The notebook app's drive, as both sides read it: the lesson pages (web/src/notebook.js) and the
+// The notebook app's drive, as both sides read it: the lesson pages (web/src/handover.js) and the
 // notebook's Python kernel (labs/notebook.py imports this file's build, assets/gen/drive.js). Its
 // identity (database, store, folder) is labs/data/notebook_drive.json, which Python reads too.
 import NAMES from "../../labs/data/notebook_drive.json";

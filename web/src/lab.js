@@ -1,8 +1,8 @@
 // The lab: the learner's module as this lab starts, this lesson's gaps editable, hints, named
 // checks, reset and undo, loading earlier finished pieces, download, and the closing box.
 import { focusGap, labEditor, replaceText, scrollToGap } from "./editor.js";
-import { handOver, notebookUrl } from "./notebook.js";
-import { el } from "./render.js";
+import { handOver, notebookUrl } from "./handover.js";
+import { el } from "./dom.js";
 import * as storage from "./storage.js";
 
 // A number in exponent form (1e-6, 2.5e+10): on a narrow screen the line may not break at its sign.

@@ -1,9 +1,9 @@
 // The page's interactive parts: questions, the home page's progress, cells and the lab. Loaded by
 // main.js once per visit; with instant navigation it mounts each new page on the same runtime.
 import { cellToCell, mountSkipLinks, nameTheThemesParts, watchScrollBoxes } from "./access.js";
-import { resultBox, takeBack } from "./notebook.js";
-import { mountQuestions } from "./questions.js";
-import { el } from "./render.js";
+import { resultBox, takeBack } from "./handover.js";
+import { mountQuestions } from "./quiz.js";
+import { el } from "./dom.js";
 import * as storage from "./storage.js";
 
 const here = new URL(".", import.meta.url); // .../assets/gen/

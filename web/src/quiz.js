@@ -5,7 +5,7 @@
 // saved work). A wrong pick shows that option's feedback only and marks it tried; the learner picks
 // again until they find the right one, which opens the explanation, or asks for the answer.
 import { optionOrder } from "./order.js";
-import { el } from "./render.js";
+import { el } from "./dom.js";
 import * as storage from "./storage.js";
 
 /** Turn every .ember-question placeholder of a page into a question. */

@@ -3,6 +3,7 @@
 // moves: Graphviz pictures (viz.js fills each data-dot placeholder), Back / Next / Play over the
 // frames of a step-through, live updates by key while a cell runs, and the buttons of long text.
 // Whatever this file adds is marked data-ui. Text it makes goes in through textContent.
+import { el } from "./dom.js";
 
 let vizInstance = null;
 
@@ -13,18 +14,6 @@ async function viz() {
     vizInstance = await module.instance();
   }
   return vizInstance;
-}
-
-export function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs)) {
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (value !== false && value !== null && value !== undefined) node.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children) if (child) node.append(child);
-  return node;
 }
 
 /** A Graphviz picture's own width in CSS pixels (Graphviz sizes pictures in points). */

@@ -12,7 +12,7 @@
 // also writes the learner's seed (ember/.learner.json), so the notebook's questions list their options
 // in the order this page shows them.
 import { DRIVE as DRIVE_NAMES, readFolder } from "./drive.js";
-import { el } from "./render.js";
+import { el } from "./dom.js";
 import * as storage from "./storage.js";
 
 const { database: DRIVE, store: STORE, folder: FOLDER, seed_file: SEED_FILE } = DRIVE_NAMES; // the app's contentsStorageName is DRIVE
