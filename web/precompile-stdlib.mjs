@@ -13,11 +13,13 @@ import { readFileSync, writeFileSync } from "node:fs";
 
 import { loadPyodide } from "pyodide";
 
-import { OPEN_SESSION, PREPARE_SNAPSHOT, importCourse } from "./src/python-start.js";
+import { importCourse, OPEN_SESSION, PREPARE_SNAPSHOT } from "./src/python-start.js";
 
 const [stdlibPath, coursePath, folder, outPath, ...wheelPaths] = process.argv.slice(2);
 if (!stdlibPath || !coursePath || !folder || !outPath) {
-  console.error("usage: node web/precompile-stdlib.mjs <python_stdlib.zip> <course.zip> <folder> <out.zip> [wheel ...]");
+  console.error(
+    "usage: node web/precompile-stdlib.mjs <python_stdlib.zip> <course.zip> <folder> <out.zip> [wheel ...]",
+  );
   process.exit(2);
 }
 

@@ -20,7 +20,11 @@ export function renderPage(html, where = "") {
     const source = unescapeHtml(tex).trim();
     let rendered;
     try {
-      rendered = katex.renderToString(source, { displayMode: open === "[", throwOnError: true, output: "htmlAndMathml" });
+      rendered = katex.renderToString(source, {
+        displayMode: open === "[",
+        throwOnError: true,
+        output: "htmlAndMathml",
+      });
     } catch (error) {
       throw new Error(`${where}: KaTeX cannot render ${JSON.stringify(source)}: ${error.message}`);
     }
@@ -32,7 +36,10 @@ export function renderPage(html, where = "") {
 // for a font only once the page is laid out, and its arrival lays the whole page out again (on lesson 10,
 // 50-60 ms of the page's thread beside Python's start); asked for from the head, they come with the page.
 // Rarer fonts (sizes, sans-serif) still come through the style sheet.
-const MATH_FONTS = [['class="katex"', "KaTeX_Main-Regular.woff2"], ['class="mord mathnormal', "KaTeX_Math-Italic.woff2"]];
+const MATH_FONTS = [
+  ['class="katex"', "KaTeX_Main-Regular.woff2"],
+  ['class="mord mathnormal', "KaTeX_Math-Italic.woff2"],
+];
 const FONT_FOLDER = "assets/gen/katex/fonts";
 const STYLE_SHEET = '<link rel="stylesheet"';
 
@@ -40,8 +47,9 @@ const STYLE_SHEET = '<link rel="stylesheet"';
 export function preloadFonts(html, fonts, where = "") {
   const at = html.indexOf(STYLE_SHEET);
   if (at === -1) throw new Error(`${where}: a page with math has no style sheet to ask for its fonts before`);
-  const links = MATH_FONTS.filter(([mark]) => html.includes(mark))
-    .map(([, font]) => `<link rel="preload" href="${fonts}/${font}" as="font" type="font/woff2" crossorigin>`);
+  const links = MATH_FONTS.filter(([mark]) => html.includes(mark)).map(
+    ([, font]) => `<link rel="preload" href="${fonts}/${font}" as="font" type="font/woff2" crossorigin>`,
+  );
   return html.slice(0, at) + links.join("") + html.slice(at);
 }
 

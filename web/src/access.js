@@ -13,8 +13,9 @@ export function nameTheThemesParts() {
   }
 }
 
-const SCROLLERS = ".arithmatex, .katex-display, .ember-table, .md-typeset__scrollwrap, .ember-figure, .ember-tensor-heat, "
-  + ".ember-pair, .ember-output pre";
+const SCROLLERS =
+  ".arithmatex, .katex-display, .ember-table, .md-typeset__scrollwrap, .ember-figure, .ember-tensor-heat, " +
+  ".ember-pair, .ember-output pre";
 
 /** Whether a box is narrower than what it holds, so that part of it is seen only by scrolling it. */
 function scrollsSideways(box) {
@@ -35,8 +36,14 @@ export function reachScrollBoxes(root) {
     if (scrolls && !box.hasAttribute("tabindex")) {
       box.setAttribute("tabindex", "0");
       box.setAttribute("role", "region");
-      box.setAttribute("aria-label", box.matches(".arithmatex, .katex-display") ? "Formula (scrolls sideways)"
-        : box.matches(".ember-table, .md-typeset__scrollwrap") ? "Table (scrolls sideways)" : "Drawing or output (scrolls sideways)");
+      box.setAttribute(
+        "aria-label",
+        box.matches(".arithmatex, .katex-display")
+          ? "Formula (scrolls sideways)"
+          : box.matches(".ember-table, .md-typeset__scrollwrap")
+            ? "Table (scrolls sideways)"
+            : "Drawing or output (scrolls sideways)",
+      );
       box.dataset.emberScrollBox = "true";
     } else if (!scrolls && box.dataset.emberScrollBox) {
       box.removeAttribute("tabindex");
@@ -74,19 +81,30 @@ export function watchScrollBoxes(root) {
  * of a lesson, Tab, Tab and Enter put the cursor in the first gap.
  */
 export function mountSkipLinks(root) {
-  document.querySelectorAll(".ember-skip").forEach((old) => old.remove());
+  for (const old of document.querySelectorAll(".ember-skip")) old.remove();
   const lab = root.querySelector(".ember-lab");
   const cell = root.querySelector(".ember-cell");
   if (!lab && !cell) return;
   const links = el("nav", { class: "ember-skip", "aria-label": "Skip to the lab or the examples" });
   if (lab) {
     lab.id ||= "ember-lab";
-    links.append(el("a", { class: "ember-skip-link", href: `#${lab.id}`, onclick: (event) => toLab(event, lab) }, "Skip to the lab"));
+    links.append(
+      el(
+        "a",
+        { class: "ember-skip-link", href: `#${lab.id}`, onclick: (event) => toLab(event, lab) },
+        "Skip to the lab",
+      ),
+    );
   }
   if (cell) {
     cell.id ||= "ember-first-cell";
-    links.append(el("a", { class: "ember-skip-link", href: `#${cell.id}`, onclick: (event) => toCell(event, cell) },
-      "Skip to the first example cell"));
+    links.append(
+      el(
+        "a",
+        { class: "ember-skip-link", href: `#${cell.id}`, onclick: (event) => toCell(event, cell) },
+        "Skip to the first example cell",
+      ),
+    );
   }
   const themeSkip = document.querySelector(".md-skip");
   if (themeSkip) themeSkip.after(links);

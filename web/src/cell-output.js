@@ -62,11 +62,9 @@ export async function drawDot(dot, alt, room = 0) {
  * cannot be measured. Python lays plots out at the width the page sends with a run (see cells.js).
  */
 export function roomIn(target, low, high) {
-  const room = target && target.isConnected ? target.clientWidth : 0;
+  const room = target?.isConnected ? target.clientWidth : 0;
   return room > 0 ? Math.max(low, Math.min(high, Math.floor(room))) : high;
 }
-
-const count = (n) => n.toLocaleString("en-US");
 
 /** Open a long text in a new tab (as a file of its own, so the page never has to lay it out). */
 function openText(text, name) {
@@ -94,10 +92,12 @@ async function drawPictures(node, target) {
   for (const holder of node.querySelectorAll("figure[data-dot]")) {
     const room = holder.hasAttribute("data-fit") ? roomIn(target, 1, 100000) : 0;
     const drawn = await drawDot(holder.dataset.dot, holder.dataset.alt || "", room);
-    holder.append(...[...drawn.childNodes].map((child) => {
-      if (child.nodeType === 1) child.setAttribute("data-ui", "");
-      return child;
-    }));
+    holder.append(
+      ...[...drawn.childNodes].map((child) => {
+        if (child.nodeType === 1) child.setAttribute("data-ui", "");
+        return child;
+      }),
+    );
   }
 }
 
@@ -152,20 +152,52 @@ function stepThrough(box) {
     play.textContent = "Play";
     say.setAttribute("aria-live", "polite");
   };
-  const back = el("button", { class: "md-button", type: "button", onclick: () => { stop(); at = Math.max(0, at - 1); show(); } }, "Back");
-  const next = el("button", { class: "md-button", type: "button", onclick: () => { stop(); at = Math.min(frames.length - 1, at + 1); show(); } }, "Next");
+  const back = el(
+    "button",
+    {
+      class: "md-button",
+      type: "button",
+      onclick: () => {
+        stop();
+        at = Math.max(0, at - 1);
+        show();
+      },
+    },
+    "Back",
+  );
+  const next = el(
+    "button",
+    {
+      class: "md-button",
+      type: "button",
+      onclick: () => {
+        stop();
+        at = Math.min(frames.length - 1, at + 1);
+        show();
+      },
+    },
+    "Next",
+  );
   // Play moves on by itself, so it has no place where reduced motion is asked for (Back and Next stay), and while
   // it plays the sentence of each step is not read out.
-  const play = el("button", {
-    class: "md-button ember-play",
-    type: "button",
-    onclick: () => {
-      if (timer) return stop();
-      play.textContent = "Pause";
-      say.setAttribute("aria-live", "off");
-      timer = setInterval(() => (at < frames.length - 1 ? (at++, show()) : stop()), 700);
+  const play = el(
+    "button",
+    {
+      class: "md-button ember-play",
+      type: "button",
+      onclick: () => {
+        if (timer) return stop();
+        play.textContent = "Pause";
+        say.setAttribute("aria-live", "off");
+        timer = setInterval(() => {
+          if (at >= frames.length - 1) return stop();
+          at += 1;
+          show();
+        }, 700);
+      },
     },
-  }, "Play");
+    "Play",
+  );
   if (!frames.length) return;
   for (const part of box.querySelectorAll(":scope > .ember-steps, :scope > .ember-step-summary")) part.hidden = true;
   const controls = el("div", { class: "ember-step-controls", "data-ui": true }, back, next, play, counter);

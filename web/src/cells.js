@@ -1,7 +1,8 @@
 // Example cells: editable code, Run (or Ctrl/Cmd+Enter), Stop, and the outputs drawn below.
-import { cellEditor } from "./editor.js";
+
 import { renderLive, renderOutputs, roomIn } from "./cell-output.js";
 import { el } from "./dom.js";
+import { cellEditor } from "./editor.js";
 import * as storage from "./storage.js";
 
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
@@ -35,7 +36,9 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         const live = el("div", { class: "ember-live" });
         output.append(live);
         // With reduced motion asked for, a live picture is drawn once, when the run ends, not at every step.
-        const onProgress = (item) => { if (!REDUCED_MOTION.matches) renderLive(live, item); };
+        const onProgress = (item) => {
+          if (!REDUCED_MOTION.matches) renderLive(live, item);
+        };
         const onAsk = (prompt) => askInPage(live, prompt);
         // Python lays pictures out for the output's width (their text keeps its size on a phone).
         const room = roomIn(output, 1, 100000);
@@ -44,11 +47,20 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         output.replaceChildren();
         await renderOutputs(output, result.outputs);
         if (result.error) showError(output, result.error, { lesson, loadFinished });
-        status.textContent = result.error ? "" : `done in ${Math.round(performance.now() - started)} ms; its output is below`;
+        status.textContent = result.error
+          ? ""
+          : `done in ${Math.round(performance.now() - started)} ms; its output is below`;
         holder.dataset.state = result.error ? "error" : "done";
       } catch (error) {
         const restarted = runtime.wasRestarted(error);
-        output.append(el("p", { class: "ember-error", text: restarted ? `${error.message}. Your code is safe; run the cell again.` : String(error.message || error) }));
+        output.append(
+          el("p", {
+            class: "ember-error",
+            text: restarted
+              ? `${error.message}. Your code is safe; run the cell again.`
+              : String(error.message || error),
+          }),
+        );
         status.textContent = "";
         holder.dataset.state = restarted ? "restarted" : "error";
       } finally {
@@ -69,9 +81,19 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
 /** An answer box for input() in a cell (its prompt is already printed): resolves with the text sent. */
 function askInPage(target, prompt) {
   return new Promise((resolve) => {
-    const field = el("input", { type: "text", class: "ember-input-field", "aria-label": `Your answer to: ${prompt.trim() || "input()"}` });
+    const field = el("input", {
+      type: "text",
+      class: "ember-input-field",
+      "aria-label": `Your answer to: ${prompt.trim() || "input()"}`,
+    });
     const send = el("button", { class: "md-button", type: "submit" }, "Send");
-    const form = el("form", { class: "ember-input" }, el("span", { text: "input() waits for your answer:" }), field, send);
+    const form = el(
+      "form",
+      { class: "ember-input" },
+      el("span", { text: "input() waits for your answer:" }),
+      field,
+      send,
+    );
     const done = (event) => {
       event?.preventDefault();
       form.remove();
@@ -85,19 +107,40 @@ function askInPage(target, prompt) {
 
 /** What the page offers for a problem from a cell, chosen by its kind (see labs/problems.py). */
 function showError(output, error, { lesson, loadFinished }) {
-  const box = el("div", { class: "ember-error", role: "alert", "data-kind": error.kind }, el("p", { text: error.message }));
+  const box = el(
+    "div",
+    { class: "ember-error", role: "alert", "data-kind": error.kind },
+    el("p", { text: error.message }),
+  );
   const gapLesson = error.gap ? error.gap.split(".")[0] : null;
   const notWritten = error.kind === "not_written";
   if ((notWritten || error.kind === "marker") && gapLesson === lesson) {
-    box.append(el("p", { text: notWritten
-      ? `This cell needs gap ${error.gap}, which you write in this lesson's lab below. Run the cell again once its checks pass.`
-      : `Fix gap ${error.gap} in the lab below, then run the cell again.` }));
+    box.append(
+      el("p", {
+        text: notWritten
+          ? `This cell needs gap ${error.gap}, which you write in this lesson's lab below. ` +
+            "Run the cell again once its checks pass."
+          : `Fix gap ${error.gap} in the lab below, then run the cell again.`,
+      }),
+    );
   } else if (notWritten && loadFinished) {
-    box.append(el("p", { text: "This cell needs a piece of your ember from an earlier lesson that you have not written yet." }));
-    box.append(el("button", { class: "md-button", type: "button", onclick: async () => {
-      await loadFinished();
-      box.append(el("p", { text: "Loaded. Run the cell again." }));
-    } }, "Load the finished pieces of earlier lessons"));
+    box.append(
+      el("p", { text: "This cell needs a piece of your ember from an earlier lesson that you have not written yet." }),
+    );
+    box.append(
+      el(
+        "button",
+        {
+          class: "md-button",
+          type: "button",
+          onclick: async () => {
+            await loadFinished();
+            box.append(el("p", { text: "Loaded. Run the cell again." }));
+          },
+        },
+        "Load the finished pieces of earlier lessons",
+      ),
+    );
   }
   output.append(box);
 }

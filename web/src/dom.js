@@ -11,7 +11,8 @@ export function el(tag, attrs = {}, ...children) {
     if (key === "class") node.className = value;
     else if (key === "text") node.textContent = value;
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (value !== false && value !== null && value !== undefined) node.setAttribute(key, value === true ? "" : value);
+    else if (value !== false && value !== null && value !== undefined)
+      node.setAttribute(key, value === true ? "" : value);
   }
   for (const child of children) if (child) node.append(child);
   return node;

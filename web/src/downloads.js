@@ -8,7 +8,7 @@ let anyFailed = false; // in this worker: its boot has failed, and what breaks i
 export class DownloadFailed extends Error {
   constructor(url, cause, failing = "could not download") {
     const path = String(url).split("/assets/gen/").pop();
-    super(`${failing} ${path} (${cause && cause.message ? cause.message : cause})`);
+    super(`${failing} ${path} (${cause?.message ? cause.message : cause})`);
     this.name = "DownloadFailed";
   }
 }
@@ -30,7 +30,9 @@ const dropped = (error) => error instanceof TypeError || (error && error.name ==
  */
 export function bootDownloads(plain) {
   let fail = null;
-  const failure = new Promise((_, reject) => { fail = reject; });
+  const failure = new Promise((_, reject) => {
+    fail = reject;
+  });
   failure.catch(() => null); // a boot that did not get as far as waiting for it is not an uncaught error
   const failed = (url, error, failing = undefined) => {
     const reason = error instanceof DownloadFailed ? error : new DownloadFailed(url, error, failing);
@@ -90,10 +92,11 @@ export function bootDownloads(plain) {
     const original = WebAssembly.instantiateStreaming;
     WebAssembly.instantiateStreaming = (source, imports) => {
       const instantiating = original.call(WebAssembly, source, imports);
-      const compiled = (response) => instantiating.catch((error) => {
-        if (!response.ok) return; // told by its answer's status
-        failed(response.url || "pyodide/pyodide.asm.wasm", error, "could not compile");
-      });
+      const compiled = (response) =>
+        instantiating.catch((error) => {
+          if (!response.ok) return; // told by its answer's status
+          failed(response.url || "pyodide/pyodide.asm.wasm", error, "could not compile");
+        });
       Promise.resolve(source).then(compiled, () => null);
       return instantiating;
     };

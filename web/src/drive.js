@@ -13,18 +13,35 @@ export function readFolder() {
     opening.onerror = () => resolve({});
     opening.onsuccess = () => {
       const db = opening.result;
-      if (!db.objectStoreNames.contains(NAMES.store)) { db.close(); resolve({}); return; }
+      if (!db.objectStoreNames.contains(NAMES.store)) {
+        db.close();
+        resolve({});
+        return;
+      }
       const files = {};
       const cursor = db.transaction(NAMES.store).objectStore(NAMES.store).openCursor();
       cursor.onsuccess = () => {
         const at = cursor.result;
-        if (!at) { db.close(); resolve(files); return; }
+        if (!at) {
+          db.close();
+          resolve(files);
+          return;
+        }
         const value = at.value;
-        if (typeof at.key === "string" && at.key.startsWith(`${NAMES.folder}/`) && value && value.type === "file"
-            && typeof value.content === "string") files[at.key] = value.content;
+        if (
+          typeof at.key === "string" &&
+          at.key.startsWith(`${NAMES.folder}/`) &&
+          value &&
+          value.type === "file" &&
+          typeof value.content === "string"
+        )
+          files[at.key] = value.content;
         at.continue();
       };
-      cursor.onerror = () => { db.close(); resolve(null); };
+      cursor.onerror = () => {
+        db.close();
+        resolve(null);
+      };
     };
   });
 }

@@ -4,7 +4,7 @@ import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirro
 import { python } from "@codemirror/lang-python";
 import { HighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/language";
 import { Annotation, EditorState, RangeSetBuilder, StateEffect, StateField } from "@codemirror/state";
-import { Decoration, EditorView, ViewPlugin, keymap, lineNumbers } from "@codemirror/view";
+import { Decoration, EditorView, keymap, lineNumbers, ViewPlugin } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
 
 // Colours come from the site theme's own variables, so light and dark follow the palette switch.
@@ -13,7 +13,10 @@ const highlight = HighlightStyle.define([
   { tag: [tags.string, tags.special(tags.string)], color: "var(--md-code-hl-string-color)" },
   { tag: [tags.number, tags.bool, tags.null], color: "var(--md-code-hl-number-color)" },
   { tag: tags.comment, color: "var(--md-code-hl-comment-color)", fontStyle: "italic" },
-  { tag: [tags.function(tags.variableName), tags.function(tags.propertyName)], color: "var(--md-code-hl-function-color)" },
+  {
+    tag: [tags.function(tags.variableName), tags.function(tags.propertyName)],
+    color: "var(--md-code-hl-function-color)",
+  },
   { tag: [tags.definition(tags.variableName), tags.className], color: "var(--md-code-hl-name-color)" },
   { tag: tags.operator, color: "var(--md-code-hl-operator-color)" },
   { tag: tags.punctuation, color: "var(--md-code-hl-punctuation-color)" },
@@ -51,8 +54,13 @@ function keysNote(parent, runs) {
 /** What the editable text of every editor says of itself: a name, its keys, and no phone keyboard's corrections. */
 function contentAttributes(label, noteId) {
   return EditorView.contentAttributes.of({
-    "aria-label": label, "aria-describedby": noteId, tabindex: "0",
-    autocapitalize: "off", autocorrect: "off", spellcheck: "false", translate: "no",
+    "aria-label": label,
+    "aria-describedby": noteId,
+    tabindex: "0",
+    autocapitalize: "off",
+    autocorrect: "off",
+    spellcheck: "false",
+    translate: "no",
   });
 }
 
@@ -60,8 +68,9 @@ const TABBABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabi
 
 /** The first element the keyboard can reach after (or, backwards, before) ``box``, outside it. */
 function nextStop(box, backwards) {
-  const stops = [...document.querySelectorAll(TABBABLE)].filter((e) => !box.contains(e) && !e.disabled
-    && e.getClientRects().length && !e.closest("[hidden], [inert]"));
+  const stops = [...document.querySelectorAll(TABBABLE)].filter(
+    (e) => !box.contains(e) && !e.disabled && e.getClientRects().length && !e.closest("[hidden], [inert]"),
+  );
   const after = (e) => box.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING;
   return backwards ? stops.filter((e) => !after(e)).at(-1) : stops.find(after);
 }
@@ -74,21 +83,25 @@ function nextStop(box, backwards) {
  */
 function leaveByEscapeThenTab(view) {
   let escaped = 0;
-  view.dom.addEventListener("keydown", (event) => {
-    if (event.key === "Escape") {
-      escaped = Date.now();
-      return;
-    }
-    if (event.key !== "Tab" || Date.now() - escaped > 2000) {
+  view.dom.addEventListener(
+    "keydown",
+    (event) => {
+      if (event.key === "Escape") {
+        escaped = Date.now();
+        return;
+      }
+      if (event.key !== "Tab" || Date.now() - escaped > 2000) {
+        escaped = 0;
+        return;
+      }
       escaped = 0;
-      return;
-    }
-    escaped = 0;
-    const stop = nextStop(view.dom, event.shiftKey);
-    if (!stop) return;
-    event.preventDefault();
-    stop.focus();
-  }, true);
+      const stop = nextStop(view.dom, event.shiftKey);
+      if (!stop) return;
+      event.preventDefault();
+      stop.focus();
+    },
+    true,
+  );
   return view;
 }
 
@@ -99,7 +112,18 @@ function base(onRun) {
     indentUnit.of("    "),
     syntaxHighlighting(highlight),
     theme,
-    keymap.of([{ key: "Mod-Enter", run: () => (onRun(), true) }, indentWithTab, ...defaultKeymap, ...historyKeymap]),
+    keymap.of([
+      {
+        key: "Mod-Enter",
+        run: () => {
+          onRun();
+          return true;
+        },
+      },
+      indentWithTab,
+      ...defaultKeymap,
+      ...historyKeymap,
+    ]),
   ];
 }
 
@@ -109,11 +133,18 @@ const HANG = 4; // a wrapped line's continuation starts this many characters rig
 function hangingLines(view) {
   const builder = new RangeSetBuilder();
   for (const { from, to } of view.visibleRanges) {
-    for (let at = from; at <= to;) {
+    for (let at = from; at <= to; ) {
       const line = view.state.doc.lineAt(at);
       const indent = line.text.length - line.text.trimStart().length + HANG;
-      builder.add(line.from, line.from, Decoration.line({ attributes: {
-        style: `padding-left: calc(${indent}ch + 6px); text-indent: -${indent}ch` } }));
+      builder.add(
+        line.from,
+        line.from,
+        Decoration.line({
+          attributes: {
+            style: `padding-left: calc(${indent}ch + 6px); text-indent: -${indent}ch`,
+          },
+        }),
+      );
       at = line.to + 1;
     }
   }
@@ -126,25 +157,32 @@ function hangingLines(view) {
  */
 const wrapHanging = [
   EditorView.lineWrapping,
-  ViewPlugin.fromClass(class {
-    constructor(view) { this.decorations = hangingLines(view); }
-    update(update) {
-      if (update.docChanged || update.viewportChanged) this.decorations = hangingLines(update.view);
-    }
-  }, { decorations: (plugin) => plugin.decorations }),
+  ViewPlugin.fromClass(
+    class {
+      constructor(view) {
+        this.decorations = hangingLines(view);
+      }
+      update(update) {
+        if (update.docChanged || update.viewportChanged) this.decorations = hangingLines(update.view);
+      }
+    },
+    { decorations: (plugin) => plugin.decorations },
+  ),
 ];
 
 /** An editor for an example cell: everything editable. */
 export function cellEditor(parent, code, { onRun, label }) {
-  return leaveByEscapeThenTab(new EditorView({
-    parent,
-    state: EditorState.create({
-      doc: code,
-      // A line longer than the column wraps instead of running out of sight: the column holds about 70 characters
-      // of code at a desktop's width and 40 on a phone. The lab's file does not wrap: its lines are the file's.
-      extensions: [base(onRun), wrapHanging, contentAttributes(label, keysNote(parent, "runs the cell"))],
+  return leaveByEscapeThenTab(
+    new EditorView({
+      parent,
+      state: EditorState.create({
+        doc: code,
+        // A line longer than the column wraps instead of running out of sight: the column holds about 70 characters
+        // of code at a desktop's width and 40 on a phone. The lab's file does not wrap: its lines are the file's.
+        extensions: [base(onRun), wrapHanging, contentAttributes(label, keysNote(parent, "runs the cell"))],
+      }),
     }),
-  }));
+  );
 }
 
 // --- the lab's gaps ------------------------------------------------------------------------
@@ -171,7 +209,11 @@ function gapField(gapIds, initial) {
       for (const effect of tr.effects) if (effect.is(setGaps)) return spansFrom(tr.state.doc, effect.value, gapIds);
       if (!tr.docChanged) return spans;
       // Text typed at either edge of a body belongs to the body.
-      return spans.map((span) => ({ ...span, from: tr.changes.mapPos(span.from, -1), to: tr.changes.mapPos(span.to, 1) }));
+      return spans.map((span) => ({
+        ...span,
+        from: tr.changes.mapPos(span.from, -1),
+        to: tr.changes.mapPos(span.to, 1),
+      }));
     },
   });
 }
@@ -204,7 +246,8 @@ export function labEditor(parent, code, { gaps, gapIds, onChange, onRun, label }
   const field = gapField(gapIds, gaps);
   const decorations = StateField.define({
     create: (state) => lineDecorations(state, field),
-    update: (value, tr) => (tr.docChanged || tr.effects.some((e) => e.is(setGaps)) ? lineDecorations(tr.state, field) : value),
+    update: (value, tr) =>
+      tr.docChanged || tr.effects.some((e) => e.is(setGaps)) ? lineDecorations(tr.state, field) : value,
     provide: (decorationField) => EditorView.decorations.from(decorationField),
   });
   const onlyInGaps = EditorState.changeFilter.of((tr) => {
@@ -252,7 +295,11 @@ const rebuilt = Annotation.define();
 
 /** Replace an editor's whole text and gaps (when the module is rebuilt), bypassing the gap filter. */
 export function replaceText(view, text, gaps) {
-  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, filter: false, annotations: rebuilt.of(true) });
+  view.dispatch({
+    changes: { from: 0, to: view.state.doc.length, insert: text },
+    filter: false,
+    annotations: rebuilt.of(true),
+  });
   view.dispatch({ effects: setGaps.of(gaps) });
 }
 
@@ -280,6 +327,8 @@ export function scrollToGap(view, gapId) {
   if (!found) return;
   view.requestMeasure({
     read: () => view.lineBlockAt(found.from).top,
-    write: (top) => { view.scrollDOM.scrollTop = Math.max(0, top - 60); },
+    write: (top) => {
+      view.scrollDOM.scrollTop = Math.max(0, top - 60);
+    },
   });
 }

@@ -11,11 +11,13 @@
 // that would be overwritten with edits not taken back is first copied aside in the drive. The hand-over
 // also writes the learner's seed (ember/.learner.json), so the notebook's questions list their options
 // in the order this page shows them.
-import { DRIVE as DRIVE_NAMES, readFolder } from "./drive.js";
+
 import { el } from "./dom.js";
+import { DRIVE as DRIVE_NAMES, readFolder } from "./drive.js";
 import * as storage from "./storage.js";
 
-const { database: DRIVE, store: STORE, folder: FOLDER, seed_file: SEED_FILE } = DRIVE_NAMES; // the app's contentsStorageName is DRIVE
+// The app's contentsStorageName is DRIVE.
+const { database: DRIVE, store: STORE, folder: FOLDER, seed_file: SEED_FILE } = DRIVE_NAMES;
 const RECORD = "ember:notebook";
 const SET_ASIDE_KEPT = 20;
 const LEARNER_FILE = `${FOLDER}/${SEED_FILE}`; // the learner's seed, so the notebook lists options in the page's order
@@ -62,8 +64,16 @@ function model(path, content, created) {
   const now = new Date().toISOString();
   const mimetype = path.endsWith(".json") ? "application/json" : "text/x-python";
   return {
-    name: path.split("/").pop(), path, type: "file", format: "text", mimetype,
-    content, size: new TextEncoder().encode(content).length, created: created || now, last_modified: now, writable: true,
+    name: path.split("/").pop(),
+    path,
+    type: "file",
+    format: "text",
+    mimetype,
+    content,
+    size: new TextEncoder().encode(content).length,
+    created: created || now,
+    last_modified: now,
+    writable: true,
   };
 }
 
@@ -89,8 +99,11 @@ async function writeDrive(files) {
 
 // --- what was handed over ----------------------------------------------------------------------
 
-const isTexts = (value) => value && typeof value === "object" && !Array.isArray(value)
-  && Object.values(value).every((text) => typeof text === "string");
+const isTexts = (value) =>
+  value &&
+  typeof value === "object" &&
+  !Array.isArray(value) &&
+  Object.values(value).every((text) => typeof text === "string");
 
 /** {files: {name: source as handed over}, conflicts: {gap: {lab, notebook}}, setAside: [...]}, or an empty one. */
 function readRecord() {
@@ -100,14 +113,18 @@ function readRecord() {
       const conflicts = record.conflicts && typeof record.conflicts === "object" ? record.conflicts : {};
       return { files: record.files, conflicts, setAside: Array.isArray(record.setAside) ? record.setAside : [] };
     }
-  } catch { /* unreadable: treated as nothing handed over; the drive's files are copied aside before any overwrite */ }
+  } catch {
+    /* unreadable: treated as nothing handed over; the drive's files are copied aside before any overwrite */
+  }
   return { files: {}, conflicts: {}, setAside: [] };
 }
 
 function writeRecord(record) {
   try {
     localStorage.setItem(RECORD, JSON.stringify(record));
-  } catch { /* storage blocked or full: the storage notice already says so */ }
+  } catch {
+    /* storage blocked or full: the storage notice already says so */
+  }
 }
 
 // --- handing over ------------------------------------------------------------------------------
@@ -151,7 +168,8 @@ export async function handOver(runtime, lab) {
     }
     writes[`${FOLDER}/${name}`] = source;
   }
-  if (inDrive["__init__.py"] === undefined) writes[`${FOLDER}/__init__.py`] = init; // its text is Python's (labs/learner.py)
+  // The package's __init__.py: its text is Python's (labs/learner.py).
+  if (inDrive["__init__.py"] === undefined) writes[`${FOLDER}/__init__.py`] = init;
   writes[LEARNER_FILE] = `${JSON.stringify({ seed: storage.learnerSeed() })}\n`;
   await writeDrive(writes);
   writeRecord({ ...record, files: sources });
@@ -192,7 +210,9 @@ export function settle(gap, keep, version) {
   if (!conflict) return;
   if (keep === "notebook") storage.saveExact({ [gap]: conflict.notebook }, version);
   const other = keep === "notebook" ? "lab" : "notebook";
-  record.setAside = [...record.setAside, { gap, from: other, text: conflict[other], at: Date.now() }].slice(-SET_ASIDE_KEPT);
+  record.setAside = [...record.setAside, { gap, from: other, text: conflict[other], at: Date.now() }].slice(
+    -SET_ASIDE_KEPT,
+  );
   delete record.conflicts[gap];
   writeRecord(record);
 }
@@ -228,11 +248,16 @@ export function resultBox({ taken, conflicts, broken }, { version, onChange }) {
   }
   for (const gap of gaps) {
     const { lab, notebook } = conflicts[gap];
-    const choice = el("div", { class: "ember-conflict", "data-gap": gap },
+    const choice = el(
+      "div",
+      { class: "ember-conflict", "data-gap": gap },
       el("p", { text: `${gap} was changed both here and in the notebook. Both versions are kept until you choose.` }),
-      el("div", { class: "ember-conflict-versions" },
+      el(
+        "div",
+        { class: "ember-conflict-versions" },
         el("div", {}, el("p", { text: "In the lab:" }), el("pre", { text: lab })),
-        el("div", {}, el("p", { text: "In the notebook:" }), el("pre", { text: notebook }))),
+        el("div", {}, el("p", { text: "In the notebook:" }), el("pre", { text: notebook })),
+      ),
     );
     const choose = (keep) => () => {
       settle(gap, keep, version);
@@ -240,18 +265,59 @@ export function resultBox({ taken, conflicts, broken }, { version, onChange }) {
       if (!box.querySelector(".ember-conflict, .ember-broken")) box.remove();
       onChange();
     };
-    choice.append(el("div", { class: "ember-toolbar" },
-      el("button", { class: "md-button", type: "button", onclick: choose("notebook") }, "Use the notebook's"),
-      el("button", { class: "md-button", type: "button", onclick: choose("lab") }, "Keep the lab's"),
-      el("button", { class: "md-button", type: "button", onclick: () => downloadText(notebook, `${gap}.notebook.py`) }, "Download the notebook's")));
+    choice.append(
+      el(
+        "div",
+        { class: "ember-toolbar" },
+        el("button", { class: "md-button", type: "button", onclick: choose("notebook") }, "Use the notebook's"),
+        el("button", { class: "md-button", type: "button", onclick: choose("lab") }, "Keep the lab's"),
+        el(
+          "button",
+          { class: "md-button", type: "button", onclick: () => downloadText(notebook, `${gap}.notebook.py`) },
+          "Download the notebook's",
+        ),
+      ),
+    );
     box.append(choice);
   }
   for (const name of files) {
-    const note = el("div", { class: "ember-broken", "data-file": name },
-      el("p", { text: `Nothing was taken from the notebook's ember/${name}: ${broken[name]}. Put the markers back in the notebook, or download the file to keep your code.` }));
-    note.append(el("div", { class: "ember-toolbar" },
-      el("button", { class: "md-button", type: "button", onclick: async () => downloadText((await readDrive([name]))[name] || "", name) }, `Download the notebook's ${name}`),
-      el("button", { class: "md-button", type: "button", onclick: async () => { await acceptAsIs(name); note.remove(); if (!box.children.length) box.remove(); } }, "Leave it as it is")));
+    const note = el(
+      "div",
+      { class: "ember-broken", "data-file": name },
+      el("p", {
+        text:
+          `Nothing was taken from the notebook's ember/${name}: ${broken[name]}. ` +
+          "Put the markers back in the notebook, or download the file to keep your code.",
+      }),
+    );
+    note.append(
+      el(
+        "div",
+        { class: "ember-toolbar" },
+        el(
+          "button",
+          {
+            class: "md-button",
+            type: "button",
+            onclick: async () => downloadText((await readDrive([name]))[name] || "", name),
+          },
+          `Download the notebook's ${name}`,
+        ),
+        el(
+          "button",
+          {
+            class: "md-button",
+            type: "button",
+            onclick: async () => {
+              await acceptAsIs(name);
+              note.remove();
+              if (!box.children.length) box.remove();
+            },
+          },
+          "Leave it as it is",
+        ),
+      ),
+    );
     box.append(note);
   }
   return box;

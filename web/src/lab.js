@@ -1,8 +1,9 @@
 // The lab: the learner's module as this lab starts, this lesson's gaps editable, hints, named
 // checks, reset and undo, loading earlier finished pieces, download, and the closing box.
+
+import { el } from "./dom.js";
 import { focusGap, labEditor, replaceText, scrollToGap } from "./editor.js";
 import { handOver, notebookUrl } from "./handover.js";
-import { el } from "./dom.js";
 import * as storage from "./storage.js";
 
 // A number in exponent form (1e-6, 2.5e+10): on a narrow screen the line may not break at its sign.
@@ -10,11 +11,13 @@ const EXPONENT_FORM = /(\d(?:\.\d+)?e[-+]\d+)/;
 
 /** Set an element's text, each number in exponent form kept on one line (as text nodes: nothing is parsed). */
 function withNumbersWhole(element, text) {
-  element.replaceChildren(...text.split(EXPONENT_FORM).map((part, i) =>
-    (i % 2 ? el("span", { class: "ember-nowrap", text: part }) : document.createTextNode(part))));
+  element.replaceChildren(
+    ...text
+      .split(EXPONENT_FORM)
+      .map((part, i) => (i % 2 ? el("span", { class: "ember-nowrap", text: part }) : document.createTextNode(part))),
+  );
   return element;
 }
-
 
 /** A lab editor's accessible name: its file, the gaps that can be edited in it, and that the rest cannot. */
 function labLabel(file, gapIds) {
@@ -38,28 +41,63 @@ export class Lab {
 
   build() {
     const lesson = this.lesson;
-    this.status = el("p", { class: "ember-status", "aria-live": "polite", text: "Starting Python to build your module…" });
+    this.status = el("p", {
+      class: "ember-status",
+      "aria-live": "polite",
+      text: "Starting Python to build your module…",
+    });
     this.editorBox = el("div", { class: "ember-lab-editors" });
     this.claimList = el("ul", { class: "ember-claims" });
     // One short sentence per run of the checks is read out, not the whole list again.
     this.summary = el("p", { class: "ember-check-summary", role: "status" });
     for (const claim of lesson.claims) {
-      this.claimList.append(el("li", { "data-claim": claim.key, "data-state": "idle" },
-        el("span", { class: "ember-claim-mark", "aria-hidden": "true", text: "○" }),
-        withNumbersWhole(el("span", { class: "ember-claim-name" }), claim.name),
-        el("span", { class: "ember-claim-message" })));
+      this.claimList.append(
+        el(
+          "li",
+          { "data-claim": claim.key, "data-state": "idle" },
+          el("span", { class: "ember-claim-mark", "aria-hidden": "true", text: "○" }),
+          withNumbersWhole(el("span", { class: "ember-claim-name" }), claim.name),
+          el("span", { class: "ember-claim-message" }),
+        ),
+      );
     }
     this.problem = el("div", { class: "ember-problem", role: "alert", hidden: true });
-    this.runButton = el("button", { class: "md-button md-button--primary", type: "button", onclick: () => this.check() }, "Run checks");
-    this.stopButton = el("button", { class: "md-button", type: "button", hidden: true, onclick: () => this.runtime.stop() }, "Stop");
-    this.undoButton = el("button", { class: "md-button", type: "button", hidden: true, onclick: () => this.restore() }, "Undo");
+    this.runButton = el(
+      "button",
+      { class: "md-button md-button--primary", type: "button", onclick: () => this.check() },
+      "Run checks",
+    );
+    this.stopButton = el(
+      "button",
+      { class: "md-button", type: "button", hidden: true, onclick: () => this.runtime.stop() },
+      "Stop",
+    );
+    this.undoButton = el(
+      "button",
+      { class: "md-button", type: "button", hidden: true, onclick: () => this.restore() },
+      "Undo",
+    );
     this.notice = el("p", { class: "ember-notice", "aria-live": "polite" });
     // Offered only where earlier lessons have gaps to fill (lesson 01 has none).
     const loadButton = lesson.earlier_gaps
-      ? el("button", { class: "md-button", type: "button", onclick: () => this.loadFinished(false) }, "Load the finished pieces of earlier lessons")
+      ? el(
+          "button",
+          { class: "md-button", type: "button", onclick: () => this.loadFinished(false) },
+          "Load the finished pieces of earlier lessons",
+        )
       : null;
-    const downloads = this.files.map((file) => el("button", { class: "md-button", type: "button", onclick: () => this.download(file) }, `Download my ember/${file}`));
-    this.notebookButton = el("button", { class: "md-button ember-open-notebook", type: "button", onclick: () => this.openNotebook() }, "Open as notebook");
+    const downloads = this.files.map((file) =>
+      el(
+        "button",
+        { class: "md-button", type: "button", onclick: () => this.download(file) },
+        `Download my ember/${file}`,
+      ),
+    );
+    this.notebookButton = el(
+      "button",
+      { class: "md-button ember-open-notebook", type: "button", onclick: () => this.openNotebook() },
+      "Open as notebook",
+    );
     this.replaceMine = el("div", { class: "ember-replace", hidden: true });
     this.closing = this.closingBox();
     this.holder.replaceChildren(
@@ -67,7 +105,16 @@ export class Lab {
       this.gapList(),
       this.status,
       this.editorBox,
-      el("div", { class: "ember-toolbar" }, this.runButton, this.stopButton, this.undoButton, loadButton, ...downloads, this.notebookButton),
+      el(
+        "div",
+        { class: "ember-toolbar" },
+        this.runButton,
+        this.stopButton,
+        this.undoButton,
+        loadButton,
+        ...downloads,
+        this.notebookButton,
+      ),
       this.notice,
       this.replaceMine,
       this.problem,
@@ -85,17 +132,36 @@ export class Lab {
       const gap = this.course.gaps[id];
       const hints = el("ol", { class: "ember-hints" });
       let shown = 0;
-      const more = el("button", { class: "md-button ember-hint-button", type: "button" }, `Show a hint (1 of ${gap.hints.length})`);
+      const more = el(
+        "button",
+        { class: "md-button ember-hint-button", type: "button" },
+        `Show a hint (1 of ${gap.hints.length})`,
+      );
       more.addEventListener("click", () => {
         hints.append(el("li", { text: gap.hints[shown] }));
         shown += 1;
         more.textContent = `Show another hint (${shown + 1} of ${gap.hints.length})`;
         more.hidden = shown >= gap.hints.length;
       });
-      const reset = el("button", { class: "md-button ember-reset", type: "button", onclick: () => this.resetGap(id) }, "Reset this gap");
-      const go = el("button", { class: "md-button ember-go", type: "button", onclick: () => this.goTo(id) }, "Go to the gap");
-      list.append(el("div", { class: "ember-gap", "data-gap": id },
-        el("p", {}, el("code", { text: id }), ` ${gap.title}`), el("div", { class: "ember-toolbar" }, go, more, reset), hints));
+      const reset = el(
+        "button",
+        { class: "md-button ember-reset", type: "button", onclick: () => this.resetGap(id) },
+        "Reset this gap",
+      );
+      const go = el(
+        "button",
+        { class: "md-button ember-go", type: "button", onclick: () => this.goTo(id) },
+        "Go to the gap",
+      );
+      list.append(
+        el(
+          "div",
+          { class: "ember-gap", "data-gap": id },
+          el("p", {}, el("code", { text: id }), ` ${gap.title}`),
+          el("div", { class: "ember-toolbar" }, go, more, reset),
+          hints,
+        ),
+      );
     }
     return list;
   }
@@ -107,12 +173,14 @@ export class Lab {
     const earlier = order.slice(0, at).map((id) => this.course.lessons[id]);
     const link = (id, word) => {
       const target = this.course.lessons[id];
-      return target && target.url ? el("a", { href: this.siteRoot + target.url }, `${word}: ${target.title}`) : null;
+      return target?.url ? el("a", { href: this.siteRoot + target.url }, `${word}: ${target.title}`) : null;
     };
     const could = el("ul");
     for (const item of earlier) could.append(el("li", { text: item.can_now }));
-    return el("div", { class: "ember-closing", "data-lit": "false" },
-      el("p", {}, el("strong", { text: "Your ember can now " }), lesson.can_now + "."),
+    return el(
+      "div",
+      { class: "ember-closing", "data-lit": "false" },
+      el("p", {}, el("strong", { text: "Your ember can now " }), `${lesson.can_now}.`),
       earlier.length ? el("div", {}, el("p", { text: "It already could:" }), could) : null,
       this.lessonLinks(link(order[at - 1], "Previous"), link(order[at + 1], "Next")),
     );
@@ -155,8 +223,16 @@ export class Lab {
           replaceText(this.editors[file], source, gaps);
           continue;
         }
-        const box = el("div", { class: "ember-lab-file" }, el("p", { class: "ember-file-name" }, el("code", { text: `ember/${file}` }),
-          " — only the highlighted gaps can be edited"));
+        const box = el(
+          "div",
+          { class: "ember-lab-file" },
+          el(
+            "p",
+            { class: "ember-file-name" },
+            el("code", { text: `ember/${file}` }),
+            " — only the highlighted gaps can be edited",
+          ),
+        );
         const editorHolder = el("div", { class: "ember-editor" });
         box.append(editorHolder);
         this.editorBox.append(box);
@@ -165,7 +241,10 @@ export class Lab {
           gapIds: this.gapIds,
           onChange: (texts) => this.save(texts),
           onRun: () => this.check(),
-          label: labLabel(file, this.gapIds.filter((id) => this.course.gaps[id].file === file)),
+          label: labLabel(
+            file,
+            this.gapIds.filter((id) => this.course.gaps[id].file === file),
+          ),
         });
         const first = this.gapIds.find((id) => this.course.gaps[id].file === file);
         if (first) scrollToGap(this.editors[file], first);
@@ -204,9 +283,16 @@ export class Lab {
     this.problem.hidden = !problem;
     this.problem.dataset.kind = problem ? problem.kind : "";
     this.problem.textContent = problem ? problem.message : "";
-    if (problem && problem.gap && this.course.gaps[problem.gap]?.lesson === this.lesson.id) {
+    if (problem?.gap && this.course.gaps[problem.gap]?.lesson === this.lesson.id) {
       const line = problem.place?.gap_line || 1;
-      this.problem.append(" ", el("button", { class: "md-button", type: "button", onclick: () => this.goTo(problem.gap, line) }, "Go to the gap"));
+      this.problem.append(
+        " ",
+        el(
+          "button",
+          { class: "md-button", type: "button", onclick: () => this.goTo(problem.gap, line) },
+          "Go to the gap",
+        ),
+      );
     }
   }
 
@@ -222,7 +308,8 @@ export class Lab {
       for (const item of this.claimList.children) item.dataset.state = "idle";
       this.problem.hidden = false;
       this.problem.textContent = this.runtime.wasRestarted(error)
-        ? `${error.message}. Your code is safe: fix the loop and run the checks again.` : String(error.message || error);
+        ? `${error.message}. Your code is safe: fix the loop and run the checks again.`
+        : String(error.message || error);
     } finally {
       this.runButton.disabled = false;
       this.stopButton.hidden = true;
@@ -232,9 +319,11 @@ export class Lab {
   showReport(report) {
     const passed = report.results.filter((r) => r.passed).length;
     const failing = report.results.find((r) => !r.passed);
-    const name = failing && this.claimList.querySelector(`[data-claim="${CSS.escape(failing.claim)}"] .ember-claim-name`);
-    this.summary.textContent = `${passed} of ${report.results.length} checks hold`
-      + (failing ? `; first failing: ${name?.textContent || failing.claim}.` : ". Every check holds.");
+    const name =
+      failing && this.claimList.querySelector(`[data-claim="${CSS.escape(failing.claim)}"] .ember-claim-name`);
+    this.summary.textContent =
+      `${passed} of ${report.results.length} checks hold` +
+      (failing ? `; first failing: ${name?.textContent || failing.claim}.` : ". Every check holds.");
     for (const result of report.results) {
       const item = this.claimList.querySelector(`[data-claim="${CSS.escape(result.claim)}"]`);
       if (!item) continue;
@@ -281,12 +370,24 @@ export class Lab {
     const { changes, own } = await this.runtime.earlier({ lab: this.lesson.id, ...storage.work(), replace_own: mine });
     const count = Object.keys(changes).length;
     if (!count && !mine) this.notice.textContent = "Every earlier gap already holds your code.";
-    else await this.change(changes, `Loaded ${count} finished piece${count === 1 ? "" : "s"}. Undo takes ${count === 1 ? "it" : "them"} back out.`);
+    else
+      await this.change(
+        changes,
+        `Loaded ${count} finished piece${count === 1 ? "" : "s"}. Undo takes ${count === 1 ? "it" : "them"} back out.`,
+      );
     this.replaceMine.hidden = mine || !own.length;
     if (!mine && own.length) {
       this.replaceMine.replaceChildren(
-        el("p", { text: `You wrote ${own.length} earlier piece${own.length === 1 ? "" : "s"} yourself (${own.join(", ")}). They were kept.` }),
-        el("button", { class: "md-button", type: "button", onclick: () => this.loadFinished(true) }, "Replace mine with the finished pieces too"),
+        el("p", {
+          text:
+            `You wrote ${own.length} earlier piece${own.length === 1 ? "" : "s"} yourself (${own.join(", ")}). ` +
+            "They were kept.",
+        }),
+        el(
+          "button",
+          { class: "md-button", type: "button", onclick: () => this.loadFinished(true) },
+          "Replace mine with the finished pieces too",
+        ),
       );
     }
   }
@@ -297,8 +398,12 @@ export class Lab {
     try {
       const copies = await handOver(this.runtime, this.lesson.id);
       const url = notebookUrl(this.siteRoot, this.lesson.id);
-      const kept = copies.length ? ` Edits the notebook held that were not taken back are kept there as ${copies.join(", ")}.` : "";
-      this.notice.textContent = `Your files are in the notebook's ember/ folder.${kept} When you come back here, what you change in a gap there comes back into this lab.`;
+      const kept = copies.length
+        ? ` Edits the notebook held that were not taken back are kept there as ${copies.join(", ")}.`
+        : "";
+      this.notice.textContent =
+        `Your files are in the notebook's ember/ folder.${kept} ` +
+        "When you come back here, what you change in a gap there comes back into this lab.";
       if (!window.open(url, "_blank")) location.assign(url); // a blocked pop-up: open it here instead
     } catch (error) {
       this.notice.textContent = `Could not hand your files to the notebook: ${error.message || error}`;
@@ -310,7 +415,10 @@ export class Lab {
   /** Download one of the learner's files as this lab starts, with what is in the editor now. */
   async download(file) {
     const { files } = await this.buildModule();
-    const link = el("a", { href: URL.createObjectURL(new Blob([files[file].source], { type: "text/x-python" })), download: file });
+    const link = el("a", {
+      href: URL.createObjectURL(new Blob([files[file].source], { type: "text/x-python" })),
+      download: file,
+    });
     document.body.append(link);
     link.click();
     link.remove();

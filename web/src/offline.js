@@ -32,7 +32,13 @@ export function startOffline(runtime) {
   if (!self.crossOriginIsolated) {
     // Not isolated (no headers from the host, no service worker yet): register at once, so that
     // the one reload that isolates the page comes early.
-    addEventListener("keydown", () => { typed = true; }, { capture: true, once: true });
+    addEventListener(
+      "keydown",
+      () => {
+        typed = true;
+      },
+      { capture: true, once: true },
+    );
     register();
     isolate();
   }
@@ -138,7 +144,8 @@ function show(message) {
   }
   const text = {
     "offline-progress": () => `Saving for offline: ${percent(message)}%`,
-    "offline-status": () => (message.complete ? "Available offline" : message.filling ? `Saving for offline: ${percent(message)}%` : ""),
+    "offline-status": () =>
+      message.complete ? "Available offline" : message.filling ? `Saving for offline: ${percent(message)}%` : "",
     "offline-update": () => "New version ready",
   }[message?.type];
   if (!text) return;
@@ -155,7 +162,7 @@ function percent({ done, total }) {
 }
 
 function offlineBadge() {
-  if (!indicator || !indicator.isConnected) {
+  if (!indicator?.isConnected) {
     indicator = document.getElementById("ember-offline") || element("span", "ember-offline", "");
     indicator.id = "ember-offline";
     indicator.setAttribute("role", "status");

@@ -1,9 +1,9 @@
 // The page's interactive parts: questions, the home page's progress, cells and the lab. Loaded by
 // main.js once per visit; with instant navigation it mounts each new page on the same runtime.
 import { cellToCell, mountSkipLinks, nameTheThemesParts, watchScrollBoxes } from "./access.js";
+import { el } from "./dom.js";
 import { resultBox, takeBack } from "./handover.js";
 import { mountQuestions } from "./quiz.js";
-import { el } from "./dom.js";
 import * as storage from "./storage.js";
 
 const here = new URL(".", import.meta.url); // .../assets/gen/
@@ -37,9 +37,15 @@ async function loadCourse() {
 /** Say at the top of the page that its questions and lab could not start, and why. */
 function mountCourseProblem(root, error) {
   root.querySelector(".ember-course-problem")?.remove();
-  root.prepend(el("div", { class: "ember-course-problem admonition warning", role: "alert",
-    text: `This page's questions and lab could not load the course's data (${error.message || error}). `
-      + "Reload the page to try again; your saved work is not touched." }));
+  root.prepend(
+    el("div", {
+      class: "ember-course-problem admonition warning",
+      role: "alert",
+      text:
+        `This page's questions and lab could not load the course's data (${error.message || error}). ` +
+        "Reload the page to try again; your saved work is not touched.",
+    }),
+  );
 }
 
 /** A small indicator of Python's state, in the page header. */
@@ -52,7 +58,13 @@ function statusBadge() {
   return badge;
 }
 
-const STATE_TEXT = { off: "", starting: "Python: starting…", ready: "Python: ready", running: "Python: running…", failed: "Python: failed to start" };
+const STATE_TEXT = {
+  off: "",
+  starting: "Python: starting…",
+  ready: "Python: ready",
+  running: "Python: running…",
+  failed: "Python: failed to start",
+};
 
 /** The badge's words: while Python boots, how much of it has downloaded, then that it is starting. */
 function stateText(state, detail) {
@@ -74,12 +86,25 @@ function showState(state, detail = {}) {
 
 /** While Python could not start, say why at the top of the page, with a button that tries again. */
 function showStartProblem(root) {
-  root?.querySelectorAll(".ember-python-problem").forEach((old) => old.remove());
+  for (const old of root?.querySelectorAll(".ember-python-problem") ?? []) old.remove();
   if (!root || runtime.state !== "failed") return;
-  const again = el("button", { class: "md-button", type: "button", onclick: () => runtime.start().catch(() => null) }, "Try again");
-  root.prepend(el("div", { class: "ember-python-problem admonition warning", role: "alert" },
-    el("p", { text: `${runtime.stateDetail.error || "Python could not start"}. Your saved work is not touched; `
-      + "the next Run tries again, or press Try again." }), again));
+  const again = el(
+    "button",
+    { class: "md-button", type: "button", onclick: () => runtime.start().catch(() => null) },
+    "Try again",
+  );
+  root.prepend(
+    el(
+      "div",
+      { class: "ember-python-problem admonition warning", role: "alert" },
+      el("p", {
+        text:
+          `${runtime.stateDetail.error || "Python could not start"}. Your saved work is not touched; ` +
+          "the next Run tries again, or press Try again.",
+      }),
+      again,
+    ),
+  );
 }
 
 function watchRuntime() {
@@ -89,16 +114,26 @@ function watchRuntime() {
     showStartProblem(currentRoot);
   });
   runtime.addEventListener("restarted", ({ detail }) => {
-    const note = el("div", { class: "ember-toast", role: "alert", text: `${detail.reason}. Your code is safe and loads again automatically.` });
+    const note = el("div", {
+      class: "ember-toast",
+      role: "alert",
+      text: `${detail.reason}. Your code is safe and loads again automatically.`,
+    });
     document.body.append(note);
     setTimeout(() => note.remove(), 6000);
   });
 }
 
 const STORAGE_WORDS = {
-  unreadable: "Some of the work saved in this browser could not be read. Nothing was thrown away: what could not be read is kept aside in this browser, and everything readable is in use.",
-  unavailable: "This browser is not letting the course save anything (a private window, or storage turned off). Your work is kept while this tab stays open: download your files from the lab to keep them.",
-  full: "This browser's storage for the course is full, so your latest work is kept only while this tab stays open. Download your files from the lab to keep them, or free some space for this site.",
+  unreadable:
+    "Some of the work saved in this browser could not be read. Nothing was thrown away: what could not be read " +
+    "is kept aside in this browser, and everything readable is in use.",
+  unavailable:
+    "This browser is not letting the course save anything (a private window, or storage turned off). " +
+    "Your work is kept while this tab stays open: download your files from the lab to keep them.",
+  full:
+    "This browser's storage for the course is full, so your latest work is kept only while this tab stays open. " +
+    "Download your files from the lab to keep them, or free some space for this site.",
 };
 
 function download(text, name) {
@@ -111,17 +146,47 @@ function download(text, name) {
 /** Tell the learner, at the top of the page, when their saved work could not be read or kept. */
 function mountStorageNotice(root) {
   const problems = storage.problems(); // reading may find a problem and announce it: draw after that
-  root.querySelectorAll(".ember-storage").forEach((old) => old.remove());
+  for (const old of root.querySelectorAll(".ember-storage")) old.remove();
   if (!problems.length) return;
-  const box = el("div", { class: "ember-storage", role: "alert", "data-problems": problems.map((p) => p.kind).join(" ") });
+  const box = el("div", {
+    class: "ember-storage",
+    role: "alert",
+    "data-problems": problems.map((p) => p.kind).join(" "),
+  });
   for (const problem of problems) box.append(el("p", { text: STORAGE_WORDS[problem.kind] }));
   const aside = storage.asideText();
-  if (aside) box.append(el("button", { class: "md-button", type: "button", onclick: () => download(aside, "ember-unreadable.json") }, "Download what was kept aside"));
+  if (aside)
+    box.append(
+      el(
+        "button",
+        { class: "md-button", type: "button", onclick: () => download(aside, "ember-unreadable.json") },
+        "Download what was kept aside",
+      ),
+    );
   if (problems.some((p) => p.kind === "unreadable")) {
-    box.append(el("button", { class: "md-button", type: "button", onclick: () => { storage.acknowledgeAside(); box.remove(); } }, "Hide this note"));
+    box.append(
+      el(
+        "button",
+        {
+          class: "md-button",
+          type: "button",
+          onclick: () => {
+            storage.acknowledgeAside();
+            box.remove();
+          },
+        },
+        "Hide this note",
+      ),
+    );
   }
   if (problems.some((p) => p.kind !== "unreadable")) {
-    box.append(el("button", { class: "md-button", type: "button", onclick: () => download(storage.stateText(), "ember-work.json") }, "Download my work as it is now"));
+    box.append(
+      el(
+        "button",
+        { class: "md-button", type: "button", onclick: () => download(storage.stateText(), "ember-work.json") },
+        "Download my work as it is now",
+      ),
+    );
   }
   root.prepend(box);
 }
@@ -133,10 +198,23 @@ function lessonList(data, ids, progress) {
   for (const id of ids) {
     const lesson = data.lessons[id];
     const state = progress[id]?.done ? "done" : progress[id] ? "started" : "new";
-    const word = { done: "all checks pass", started: progress[id]?.total ? `${progress[id].passed} of ${progress[id].total} checks pass` : "started", new: "not started" }[state];
-    const title = lesson.url ? el("a", { href: siteRoot + lesson.url }, lesson.title) : el("span", { text: `${lesson.title} (in preparation)` });
-    list.append(el("li", { "data-lesson": id, "data-state": state }, title, el("span", { class: "ember-progress", text: ` — ${word}` }),
-      el("div", { class: "ember-lesson-question", text: lesson.question })));
+    const word = {
+      done: "all checks pass",
+      started: progress[id]?.total ? `${progress[id].passed} of ${progress[id].total} checks pass` : "started",
+      new: "not started",
+    }[state];
+    const title = lesson.url
+      ? el("a", { href: siteRoot + lesson.url }, lesson.title)
+      : el("span", { text: `${lesson.title} (in preparation)` });
+    list.append(
+      el(
+        "li",
+        { "data-lesson": id, "data-state": state },
+        title,
+        el("span", { class: "ember-progress", text: ` — ${word}` }),
+        el("div", { class: "ember-lesson-question", text: lesson.question }),
+      ),
+    );
   }
   return list;
 }
@@ -148,18 +226,39 @@ function mountHome(root, data) {
   const progress = storage.progress();
   const partOf = (holder) => data.parts.find((part) => String(part.number) === holder.dataset.part);
   const last = storage.lastLesson();
-  const resume = last && data.lessons[last]?.url
-    ? el("p", {}, el("a", { class: "md-button md-button--primary", href: siteRoot + data.lessons[last].url }, `Continue where you left off: ${data.lessons[last].title}`))
-    : null;
-  const reset = el("button", {
-    class: "md-button", type: "button",
-    onclick: () => { if (confirm("Forget all your code, answers and progress in this browser?")) { storage.resetAll(); location.reload(); } },
-  }, "Reset all my progress");
+  const resume =
+    last && data.lessons[last]?.url
+      ? el(
+          "p",
+          {},
+          el(
+            "a",
+            { class: "md-button md-button--primary", href: siteRoot + data.lessons[last].url },
+            `Continue where you left off: ${data.lessons[last].title}`,
+          ),
+        )
+      : null;
+  const reset = el(
+    "button",
+    {
+      class: "md-button",
+      type: "button",
+      onclick: () => {
+        if (confirm("Forget all your code, answers and progress in this browser?")) {
+          storage.resetAll();
+          location.reload();
+        }
+      },
+    },
+    "Reset all my progress",
+  );
   holders.forEach((holder, index) => {
     const part = partOf(holder);
     const ids = part ? part.lessons : data.order;
     const list = ids.length ? lessonList(data, ids, progress) : el("p", { text: "Coming later." });
-    holder.replaceChildren(...[index === 0 ? resume : null, list, index === holders.length - 1 ? reset : null].filter(Boolean));
+    holder.replaceChildren(
+      ...[index === 0 ? resume : null, list, index === holders.length - 1 ? reset : null].filter(Boolean),
+    );
   });
 }
 
@@ -199,7 +298,9 @@ async function mountPage() {
   await fromNotebook(root, data);
   const [{ mountCells }, { Lab }] = await modules;
   let lab = null;
-  root.querySelectorAll(".ember-lab").forEach((holder) => { lab = new Lab(holder, { course: data, runtime, siteRoot }); });
+  root.querySelectorAll(".ember-lab").forEach((holder) => {
+    lab = new Lab(holder, { course: data, runtime, siteRoot });
+  });
   currentLab = lab;
   watchNotebook(root, data);
   // every lesson page has its lab; there is nothing to load before the first lesson's gaps
@@ -211,15 +312,17 @@ async function mountPage() {
 async function fromNotebook(root, data) {
   let result;
   try {
-    const late = new Promise((_, reject) => setTimeout(() => reject(new Error("the notebook's storage did not answer")), NOTEBOOK_WAIT_MS));
+    const late = new Promise((_, reject) =>
+      setTimeout(() => reject(new Error("the notebook's storage did not answer")), NOTEBOOK_WAIT_MS),
+    );
     result = await Promise.race([takeBack(runtime, data.version), late]); // the lab never waits on it for long
   } catch (error) {
     if (runtime.wasRestarted(error)) return fromNotebook(root, data);
     console.warn("could not read the notebook's files:", error);
     return;
   }
-  const rebuild = () => currentLab && currentLab.showEditors();
-  root.querySelectorAll(".ember-from-notebook").forEach((old) => old.remove());
+  const rebuild = () => currentLab?.showEditors();
+  for (const old of root.querySelectorAll(".ember-from-notebook")) old.remove();
   const box = resultBox(result, { version: data.version, onChange: rebuild });
   if (box) root.prepend(box);
   if (result.taken.length) rebuild();
@@ -230,7 +333,9 @@ let notebookWatch = null;
 /** Back from the notebook's tab: take its edits back into this page's lab. */
 function watchNotebook(root, data) {
   if (notebookWatch) document.removeEventListener("visibilitychange", notebookWatch);
-  notebookWatch = () => { if (document.visibilityState === "visible" && currentRoot === root) fromNotebook(root, data); };
+  notebookWatch = () => {
+    if (document.visibilityState === "visible" && currentRoot === root) fromNotebook(root, data);
+  };
   document.addEventListener("visibilitychange", notebookWatch);
 }
 
@@ -238,7 +343,10 @@ function watchNotebook(root, data) {
 export function start(sharedRuntime) {
   runtime = sharedRuntime;
   watchRuntime();
-  window.addEventListener(storage.STORAGE_EVENT, ({ detail }) => detail?.problem && currentRoot && mountStorageNotice(currentRoot));
+  window.addEventListener(
+    storage.STORAGE_EVENT,
+    ({ detail }) => detail?.problem && currentRoot && mountStorageNotice(currentRoot),
+  );
   followPages();
 }
 
@@ -258,6 +366,8 @@ async function followPages() {
     return;
   }
   let replaying = mounted;
-  window.document$.subscribe(() => { if (!replaying) mountPage(); });
+  window.document$.subscribe(() => {
+    if (!replaying) mountPage();
+  });
   replaying = false;
 }

@@ -3,12 +3,19 @@
 
 /** The kinds of request the worker answers: boot itself, every other one by labs/session.py's REQUESTS. */
 export const REQUEST = Object.freeze({
-  BOOT: "boot", // start Pyodide; payload { interruptBuffer, inputBuffer: SharedArrayBuffer | null, snapshot } (see worker.js's boot)
-  RUN: "run", // run a cell; payload { page, lab, exact, pieces, code } -> { outputs, error }
-  CHECK: "check", // run a lesson's checks; payload { lab, exact, pieces } -> a report with one result per claim
-  MODULE: "module", // the learner's files; payload { lab, exact, pieces } -> { files: {name: {source, gaps}}, exact, problem }
-  EARLIER: "earlier", // finished pieces for earlier gaps; payload { lab, exact, pieces, replace_own } -> { changes, own }
-  EDITS: "edits", // what the notebook changed; payload { before, now: {file: source} } -> { changed: {gap: {before, now}}, broken: {file: why} }
+  // Start Pyodide; payload { interruptBuffer, inputBuffer: SharedArrayBuffer | null, snapshot } (see worker.js's boot).
+  BOOT: "boot",
+  // Run a cell; payload { page, lab, exact, pieces, code } -> { outputs, error }.
+  RUN: "run",
+  // Run a lesson's checks; payload { lab, exact, pieces } -> a report with one result per claim.
+  CHECK: "check",
+  // The learner's files; payload { lab, exact, pieces } -> { files: {name: {source, gaps}}, exact, problem }.
+  MODULE: "module",
+  // Finished pieces for earlier gaps; payload { lab, exact, pieces, replace_own } -> { changes, own }.
+  EARLIER: "earlier",
+  // What the notebook changed; payload { before, now: {file: source} }
+  // -> { changed: {gap: {before, now}}, broken: {file: why} }.
+  EDITS: "edits",
 });
 
 /**
@@ -36,13 +43,22 @@ export function bootFromName(name) {
  * waits on INPUT_STATE of the shared input buffer; the page writes the answer's UTF-8 bytes from
  * INPUT_TEXT_AT, their count at INPUT_LENGTH, then sets INPUT_STATE to ANSWERED (or CANCELLED).
  */
-export const INPUT = Object.freeze({ BYTES: 65536, STATE: 0, LENGTH: 1, TEXT_AT: 8, WAITING: 0, ANSWERED: 1, CANCELLED: 2 });
+export const INPUT = Object.freeze({
+  BYTES: 65536,
+  STATE: 0,
+  LENGTH: 1,
+  TEXT_AT: 8,
+  WAITING: 0,
+  ANSWERED: 1,
+  CANCELLED: 2,
+});
 
 /**
  * @typedef {{ id: number, type: string, payload: object }} Request
  * @typedef {{ id: number, ok: true, result: any }} Answer
  * @typedef {{ id: number, ok: false, error: string, fatal: boolean }} Failure   fatal: Pyodide died; restart it
- * @typedef {{ id: number, progress: { kind: string, key: string } }} Progress  a display item or a batch of text, while a cell runs
+ * @typedef {{ id: number, progress: { kind: string, key: string } }} Progress  a display item or a batch of text,
+ *   while a cell runs
  *   (while Python boots: { kind: "boot", phase: "downloading" | "starting" | "restoring", loaded?, total? })
  * @typedef {{ id: number, ask: string }} Ask  input() in a cell asks the learner, with this prompt
  *

@@ -4,8 +4,9 @@
 // Each learner sees the options in an order of their own (order.js, from the seed kept with their
 // saved work). A wrong pick shows that option's feedback only and marks it tried; the learner picks
 // again until they find the right one, which opens the explanation, or asks for the answer.
-import { optionOrder } from "./order.js";
+
 import { el } from "./dom.js";
+import { optionOrder } from "./order.js";
 import * as storage from "./storage.js";
 
 /** Turn every .ember-question placeholder of a page into a question. */
@@ -13,7 +14,7 @@ export function mountQuestions(root, course) {
   const holders = root.querySelectorAll(".ember-question");
   if (!holders.length) return;
   const seed = storage.learnerSeed();
-  holders.forEach((holder) => mountQuestion(holder, course, seed));
+  for (const holder of holders) mountQuestion(holder, course, seed);
 }
 
 function mountQuestion(holder, course, seed) {
@@ -24,7 +25,11 @@ function mountQuestion(holder, course, seed) {
   const name = `q-${key.replace(".", "-")}`;
   const feedback = el("div", { class: "ember-feedback", "aria-live": "polite", tabindex: "-1" });
   const explain = el("p", { class: "ember-explain", hidden: true, text: question.explain });
-  const reveal = el("button", { class: "md-button ember-show-answer", type: "button", hidden: true }, "Show the answer");
+  const reveal = el(
+    "button",
+    { class: "md-button ember-show-answer", type: "button", hidden: true },
+    "Show the answer",
+  );
   const fieldset = el("fieldset", { class: "ember-options" }, el("legend", { text: question.prompt }));
   const labels = new Map();
   // The options go into the page in the learner's order, so the keyboard meets them as the eye does.
@@ -32,8 +37,13 @@ function mountQuestion(holder, course, seed) {
     const input = el("input", { type: "radio", name, value: optionId, id: `${name}-${optionId}` });
     input.addEventListener("change", () => choose(optionId, true));
     const tag = el("span", { class: "ember-tag" });
-    const label = el("label", { for: input.id, class: "ember-option", "data-option": optionId },
-      input, el("span", { class: "ember-option-text", text: byId.get(optionId).text }), tag);
+    const label = el(
+      "label",
+      { for: input.id, class: "ember-option", "data-option": optionId },
+      input,
+      el("span", { class: "ember-option-text", text: byId.get(optionId).text }),
+      tag,
+    );
     labels.set(optionId, { label, tag });
     fieldset.append(label);
   }
@@ -55,7 +65,9 @@ function mountQuestion(holder, course, seed) {
   }
 
   function say(correct, lead, words) {
-    feedback.replaceChildren(el("p", { class: correct ? "ember-right" : "ember-wrong" }, el("strong", { text: lead }), words));
+    feedback.replaceChildren(
+      el("p", { class: correct ? "ember-right" : "ember-wrong" }, el("strong", { text: lead }), words),
+    );
   }
 
   function choose(optionId, save) {

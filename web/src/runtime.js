@@ -1,7 +1,7 @@
 // The page's handle on Python: one module worker per visit, requests with ids, Stop, and restarts.
 //
 // The messages are described in protocol.js.
-import { INPUT, REQUEST, bootName } from "./protocol.js";
+import { bootName, INPUT, REQUEST } from "./protocol.js";
 
 const STOP_GRACE_MS = 1000; // how long an interrupt may take before the worker is replaced
 const BOOT_TIMEOUT_MS = 120000;
@@ -68,24 +68,31 @@ export class Runtime extends EventTarget {
       if (progress.phase === "restoring") this.watchSnapshotStart();
       if (this.state === "starting") this.setState("starting", progress);
     };
-    const boot = this.send(REQUEST.BOOT, { interruptBuffer: this.interrupts, inputBuffer: this.input, snapshot: this.snapshot }, onProgress);
-    this.ready = withTimeout(boot, BOOT_TIMEOUT_MS, "its start took more than two minutes").then((info) => {
-      clearTimeout(this.snapshotWatch);
-      this.bootSeconds = info.seconds;
-      this.bootInfo = info;
-      if (this.snapshot === "drop") this.snapshot = "use"; // a new snapshot may be made now
-      this.setState("ready", info);
-      return info;
-    }, (error) => {
-      clearTimeout(this.snapshotWatch);
-      if (error instanceof RuntimeRestarted) throw error;
-      if (this.snapshot !== "use" || error.kind === "download") throw new StartFailed(error);
-      // Whatever went wrong, one more try without the snapshot (the worker already falls back to a
-      // normal start by itself; this covers a worker that could not even do that).
-      this.snapshot = "drop";
-      this.restart("Python failed to start from its snapshot");
-      return this.ready;
-    });
+    const boot = this.send(
+      REQUEST.BOOT,
+      { interruptBuffer: this.interrupts, inputBuffer: this.input, snapshot: this.snapshot },
+      onProgress,
+    );
+    this.ready = withTimeout(boot, BOOT_TIMEOUT_MS, "its start took more than two minutes").then(
+      (info) => {
+        clearTimeout(this.snapshotWatch);
+        this.bootSeconds = info.seconds;
+        this.bootInfo = info;
+        if (this.snapshot === "drop") this.snapshot = "use"; // a new snapshot may be made now
+        this.setState("ready", info);
+        return info;
+      },
+      (error) => {
+        clearTimeout(this.snapshotWatch);
+        if (error instanceof RuntimeRestarted) throw error;
+        if (this.snapshot !== "use" || error.kind === "download") throw new StartFailed(error);
+        // Whatever went wrong, one more try without the snapshot (the worker already falls back to a
+        // normal start by itself; this covers a worker that could not even do that).
+        this.snapshot = "drop";
+        this.restart("Python failed to start from its snapshot");
+        return this.ready;
+      },
+    );
     this.ready.catch((error) => {
       if (!(error instanceof RuntimeRestarted)) this.setState("failed", { error: String(error.message || error) });
     });
@@ -109,18 +116,22 @@ export class Runtime extends EventTarget {
   async makeSnapshot() {
     const worker = new Worker(this.workerUrl, { type: "module" });
     try {
-      return await withTimeout(new Promise((resolve, reject) => {
-        worker.onmessage = ({ data }) => {
-          if (data.progress) return;
-          if (data.ok) resolve(data.result);
-          else reject(new Error(data.error));
-        };
-        worker.onerror = (event) => {
-          event.preventDefault?.();
-          reject(new Error(event.message || "the snapshot worker failed"));
-        };
-        worker.postMessage({ id: 1, type: REQUEST.BOOT, payload: { interruptBuffer: null, snapshot: "make" } });
-      }), BOOT_TIMEOUT_MS, "making the snapshot took too long");
+      return await withTimeout(
+        new Promise((resolve, reject) => {
+          worker.onmessage = ({ data }) => {
+            if (data.progress) return;
+            if (data.ok) resolve(data.result);
+            else reject(new Error(data.error));
+          };
+          worker.onerror = (event) => {
+            event.preventDefault?.();
+            reject(new Error(event.message || "the snapshot worker failed"));
+          };
+          worker.postMessage({ id: 1, type: REQUEST.BOOT, payload: { interruptBuffer: null, snapshot: "make" } });
+        }),
+        BOOT_TIMEOUT_MS,
+        "making the snapshot took too long",
+      );
     } finally {
       worker.terminate();
     }

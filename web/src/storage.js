@@ -12,7 +12,7 @@
 // The state also keeps the learner's seed (see order.js): made once, the first time a question is
 // shown, it gives this learner their own order of every question's options, on the page and in the
 // notebook. A state saved before seeds existed reads as it was, and gets one.
-import { SEED_PATTERN, newSeed } from "./order.js";
+import { newSeed, SEED_PATTERN } from "./order.js";
 
 const KEY = "ember:v1";
 const ASIDE = "ember:unreadable";
@@ -32,16 +32,27 @@ const isTime = (value) => value === undefined || (typeof value === "number" && N
 const isIds = (value) => value === undefined || (Array.isArray(value) && value.every((id) => typeof id === "string"));
 
 const VALID = {
-  pieces: (entry) => isObject(entry) && typeof entry.code === "string" && isTime(entry.saved)
-    && (entry.version === undefined || typeof entry.version === "string")
-    && (entry.exact === undefined || typeof entry.exact === "boolean"),
+  pieces: (entry) =>
+    isObject(entry) &&
+    typeof entry.code === "string" &&
+    isTime(entry.saved) &&
+    (entry.version === undefined || typeof entry.version === "string") &&
+    (entry.exact === undefined || typeof entry.exact === "boolean"),
   // option: the last one picked; everCorrect: picked right before the answer was shown; tried: the
   // wrong options picked; revealed: the learner asked for the answer. The last two are newer.
-  answers: (entry) => isObject(entry) && typeof entry.option === "string" && typeof entry.correct === "boolean"
-    && (entry.everCorrect === undefined || typeof entry.everCorrect === "boolean")
-    && isIds(entry.tried) && (entry.revealed === undefined || typeof entry.revealed === "boolean"),
-  progress: (entry) => isObject(entry) && isCount(entry.passed) && isCount(entry.total)
-    && typeof entry.done === "boolean" && isTime(entry.at),
+  answers: (entry) =>
+    isObject(entry) &&
+    typeof entry.option === "string" &&
+    typeof entry.correct === "boolean" &&
+    (entry.everCorrect === undefined || typeof entry.everCorrect === "boolean") &&
+    isIds(entry.tried) &&
+    (entry.revealed === undefined || typeof entry.revealed === "boolean"),
+  progress: (entry) =>
+    isObject(entry) &&
+    isCount(entry.passed) &&
+    isCount(entry.total) &&
+    typeof entry.done === "boolean" &&
+    isTime(entry.at),
 };
 
 /** Check saved data field by field: answer the readable state and a list of what could not be read. */
@@ -218,8 +229,11 @@ export function saveAnswer(question, option, correct) {
     const tried = triedOptions(before);
     const revealed = Boolean(before?.revealed);
     state.answers[question] = {
-      option, correct, everCorrect: questionStatus(before) === "right" || (correct && !revealed),
-      tried: correct || tried.includes(option) ? tried : [...tried, option], revealed,
+      option,
+      correct,
+      everCorrect: questionStatus(before) === "right" || (correct && !revealed),
+      tried: correct || tried.includes(option) ? tried : [...tried, option],
+      revealed,
     };
   });
 }
@@ -229,7 +243,12 @@ export function saveRevealed(question) {
   update((state) => {
     const before = state.answers[question];
     if (!before) return;
-    state.answers[question] = { ...before, everCorrect: questionStatus(before) === "right", tried: triedOptions(before), revealed: true };
+    state.answers[question] = {
+      ...before,
+      everCorrect: questionStatus(before) === "right",
+      tried: triedOptions(before),
+      revealed: true,
+    };
   });
 }
 

@@ -27,9 +27,11 @@ function zipEntries(bytes) {
     at += 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
     if (name.endsWith("/")) continue;
     if (name.startsWith("/") || name.split("/").includes("..")) throw new Error(`the course's bundle names ${name}`);
-    if (view.getUint32(local, true) !== LOCAL_HEADER) throw new Error(`the course's bundle has a damaged entry: ${name}`);
+    if (view.getUint32(local, true) !== LOCAL_HEADER)
+      throw new Error(`the course's bundle has a damaged entry: ${name}`);
     const start = local + 30 + view.getUint16(local + 26, true) + view.getUint16(local + 28, true);
-    if (method !== STORED) throw new Error(`the course's bundle compresses ${name} (method ${method}); it should store it`);
+    if (method !== STORED)
+      throw new Error(`the course's bundle compresses ${name} (method ${method}); it should store it`);
     entries.push([name, bytes.subarray(start, start + size)]);
   }
   return entries;
