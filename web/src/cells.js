@@ -3,6 +3,8 @@
 import { renderLive, renderOutputs, roomIn } from "./cell-output.js";
 import { el } from "./dom.js";
 import { cellEditor } from "./editor.js";
+import { lessonOf } from "./ids.js";
+import { PROBLEM } from "./protocol.js";
 import * as storage from "./storage.js";
 
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
@@ -105,16 +107,16 @@ function askInPage(target, prompt) {
   });
 }
 
-/** What the page offers for a problem from a cell, chosen by its kind (see labs/problems.py). */
+/** What the page offers for a problem from a cell, chosen by its kind (PROBLEM, protocol.js). */
 function showError(output, error, { lesson, loadFinished }) {
   const box = el(
     "div",
     { class: "ember-error", role: "alert", "data-kind": error.kind },
     el("p", { text: error.message }),
   );
-  const gapLesson = error.gap ? error.gap.split(".")[0] : null;
-  const notWritten = error.kind === "not_written";
-  if ((notWritten || error.kind === "marker") && gapLesson === lesson) {
+  const gapLesson = error.gap ? lessonOf(error.gap) : null;
+  const notWritten = error.kind === PROBLEM.NOT_WRITTEN;
+  if ((notWritten || error.kind === PROBLEM.MARKER) && gapLesson === lesson) {
     box.append(
       el("p", {
         text: notWritten

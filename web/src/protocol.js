@@ -54,6 +54,25 @@ export const INPUT = Object.freeze({
 });
 
 /**
+ * The kinds of problem a record in an answer has: labs/problems.py's KINDS, which says what each means (the
+ * page acts on a few of them). tests/test_page_seams.py holds the two lists together.
+ */
+export const PROBLEM = Object.freeze({
+  STARTER: "starter",
+  MARKER: "marker",
+  MARKERS: "markers",
+  SYNTAX: "syntax",
+  IMPORT: "import",
+  NOT_WRITTEN: "not_written",
+  TIMEOUT: "timeout",
+  RECURSION: "recursion",
+  STOPPED: "stopped",
+  SKIPPED: "skipped",
+  MISSING_FILE: "missing_file",
+  ERROR: "error",
+});
+
+/**
  * @typedef {{ id: number, type: string, payload: object }} Request
  * @typedef {{ id: number, ok: true, result: any }} Answer
  * @typedef {{ id: number, ok: false, error: string, fatal: boolean }} Failure   fatal: Pyodide died; restart it
@@ -64,5 +83,5 @@ export const INPUT = Object.freeze({
  *
  * Every problem in an answer (a report's `problem`, a claim's `problem`, a cell's `error`) is a record
  * { kind, message, gap, place: { file, line, gap, gap_line } | null }; the page acts on `kind`, and
- * shows `message`. The kinds are listed in labs/problems.py.
+ * shows `message`. Its kind is one of PROBLEM's.
  */

@@ -6,8 +6,15 @@
 // again until they find the right one, which opens the explanation, or asks for the answer.
 
 import { el } from "./dom.js";
+import { splitId } from "./ids.js";
 import { optionOrder } from "./order.js";
 import * as storage from "./storage.js";
+
+/**
+ * The words before an option's feedback once it is picked, as the notebook says them too (labs/questions.py;
+ * tests/test_page_seams.py holds the two together).
+ */
+export const VERDICT = Object.freeze({ RIGHT: "Right.", WRONG: "Not quite." });
 
 /** Turn every .ember-question placeholder of a page into a question. */
 export function mountQuestions(root, course) {
@@ -19,10 +26,10 @@ export function mountQuestions(root, course) {
 
 function mountQuestion(holder, course, seed) {
   const key = holder.dataset.question; // "L10.bfs"
-  const [lessonId, questionId] = key.split(".");
+  const [lessonId, questionId] = splitId(key);
   const question = course.lessons[lessonId].questions.find((q) => q.id === questionId);
   const byId = new Map(question.options.map((option) => [option.id, option]));
-  const name = `q-${key.replace(".", "-")}`;
+  const name = `q-${lessonId}-${questionId}`;
   const feedback = el("div", { class: "ember-feedback", "aria-live": "polite", tabindex: "-1" });
   const explain = el("p", { class: "ember-explain", hidden: true, text: question.explain });
   const reveal = el(
@@ -74,7 +81,7 @@ function mountQuestion(holder, course, seed) {
     const option = byId.get(optionId);
     if (!option) return;
     const correct = optionId === question.answer;
-    say(correct, correct ? "Right. " : "Not quite. ", option.feedback);
+    say(correct, `${correct ? VERDICT.RIGHT : VERDICT.WRONG} `, option.feedback);
     holder.dataset.answered = correct ? "right" : "wrong";
     if (save) storage.saveAnswer(key, optionId, correct);
     draw(storage.answers()[key]);
