@@ -27,6 +27,7 @@ await build({
   entryPoints: ["web/src/worker.js"],
   outfile: `${out}/worker.js`,
   external: ["./pyodide/pyodide.mjs"],
+  loader: { ".py": "text" }, // the Python it runs as it starts (web/src/worker_start.py)
 });
 // The notebook drive's reader on its own, for the notebook's kernel (labs/notebook.py imports it).
 await build({ ...common, entryPoints: ["web/src/drive.js"], outfile: `${out}/drive.js` });

@@ -4,9 +4,10 @@
 import { bootDownloads, DownloadFailed, quietAboutFailedDownloads, urlOf } from "./downloads.js";
 import { bootFromName, INPUT, REQUEST } from "./protocol.js";
 import { loadPyodide } from "./pyodide/pyodide.mjs";
-import { importCourse, OPEN_SESSION, PREPARE_SNAPSHOT } from "./python-start.js";
+import { startSteps } from "./python-start.js";
 import { dropSnapshot, readSnapshot, storedKey, writeSnapshot } from "./snapshot.js";
 import { unpackZip } from "./unzip.js";
+import WORKER_START from "./worker_start.py"; // as text (web/build.mjs)
 
 const base = new URL("./", import.meta.url);
 let pyodide = null;
@@ -86,15 +87,19 @@ async function boot(snapshot, id, buffers) {
     const { folder } = await manifest;
     unpackZip(pyodide.FS, new Uint8Array(await archive), folder);
     mark("files");
-    if (!stored) pyodide.runPython(importCourse(folder));
-    mark("imports");
-    if (snapshot === "make") {
-      pyodide.runPython(PREPARE_SNAPSHOT);
-      mark("prepared");
-      return null;
+    const steps = startSteps(pyodide, WORKER_START);
+    try {
+      if (!stored) steps.importCourse(folder);
+      mark("imports");
+      if (snapshot === "make") {
+        steps.prepareSnapshot();
+        mark("prepared");
+        return null;
+      }
+      session = steps.openSession();
+    } finally {
+      steps.destroy(); // before a snapshot is made: it holds nothing of the start's
     }
-    pyodide.runPython(OPEN_SESSION);
-    session = pyodide.globals.get("_ember_session");
     if (interruptBuffer) watchThroughInterrupts(pyodide, interruptBuffer);
     mark("session");
     return session;
