@@ -12,6 +12,8 @@ torch=$!
 bash scripts/setup-node.sh
 echo "== biome (the page code's linter and formatter)"
 node_modules/.bin/biome ci web
+echo "== tsc (the page code's types, from its JSDoc)"
+node_modules/.bin/tsc --noEmit -p web/jsconfig.json
 # Chromium (from Debian's packages on a fresh machine: mostly download and unpacking) installs while the
 # site builds; the tests wait for both.
 bash scripts/setup-chromium.sh &

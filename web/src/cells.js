@@ -1,3 +1,4 @@
+// @ts-check
 // Example cells: editable code, Run (or Ctrl/Cmd+Enter), Stop, and the outputs drawn below.
 
 import { renderLive, renderOutputs, roomIn } from "./cell-output.js";
@@ -9,9 +10,22 @@ import * as storage from "./storage.js";
 
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
 
-/** Turn every .ember-cell of a page into a runnable cell. */
+/**
+ * What a cell's failure offers: the page's lesson, and a way to load earlier lessons' finished pieces (null
+ * where there are none to load).
+ * @typedef {{ lesson: string, loadFinished: (() => Promise<unknown>) | null }} ErrorHelp
+ */
+
+/**
+ * Turn every .ember-cell of a page into a runnable cell.
+ *
+ * @param {ParentNode} root
+ * @param {{ runtime: import("./runtime.js").Runtime, page: string } & ErrorHelp} context  Python, the page's
+ *   address, and what a failure offers
+ */
 export function mountCells(root, { runtime, lesson, page, loadFinished }) {
-  root.querySelectorAll(".ember-cell").forEach((holder, index) => {
+  const holders = /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-cell"));
+  holders.forEach((holder, index) => {
     const code = holder.querySelector("code")?.textContent ?? "";
     holder.replaceChildren();
     const run = el("button", { class: "md-button md-button--primary ember-run", type: "button" }, "Run");
@@ -38,9 +52,11 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         const live = el("div", { class: "ember-live" });
         output.append(live);
         // With reduced motion asked for, a live picture is drawn once, when the run ends, not at every step.
+        /** @param {import("./cell-output.js").OutputItem} item */
         const onProgress = (item) => {
           if (!REDUCED_MOTION.matches) renderLive(live, item);
         };
+        /** @param {string} prompt */
         const onAsk = (prompt) => askInPage(live, prompt);
         // Python lays pictures out for the output's width (their text keeps its size on a phone).
         const room = roomIn(output, 1, 100000);
@@ -80,7 +96,13 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
   });
 }
 
-/** An answer box for input() in a cell (its prompt is already printed): resolves with the text sent. */
+/**
+ * An answer box for input() in a cell (its prompt is already printed): resolves with the text sent.
+ *
+ * @param {Element} target
+ * @param {string} prompt
+ * @returns {Promise<string>}
+ */
 function askInPage(target, prompt) {
   return new Promise((resolve) => {
     const field = el("input", {
@@ -96,6 +118,7 @@ function askInPage(target, prompt) {
       field,
       send,
     );
+    /** @param {Event} event */
     const done = (event) => {
       event?.preventDefault();
       form.remove();
@@ -107,7 +130,13 @@ function askInPage(target, prompt) {
   });
 }
 
-/** What the page offers for a problem from a cell, chosen by its kind (PROBLEM, protocol.js). */
+/**
+ * What the page offers for a problem from a cell, chosen by its kind (PROBLEM, protocol.js).
+ *
+ * @param {Element} output
+ * @param {import("./protocol.js").Problem} error
+ * @param {ErrorHelp} help
+ */
 function showError(output, error, { lesson, loadFinished }) {
   const box = el(
     "div",

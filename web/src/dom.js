@@ -1,9 +1,16 @@
+// @ts-check
 // Building the page's elements: one helper every part of the page code uses.
 
 /**
  * A new element: ``attrs`` become its attributes ("class" its class name, "text" its text, "on…" a
  * listener; false, null and undefined are left out, true is an empty attribute), then ``children`` are
  * appended (falsy ones skipped).
+ *
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, any>} [attrs]
+ * @param {...(Node | string | null | undefined | false)} children
+ * @returns {HTMLElementTagNameMap[K]}
  */
 export function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);

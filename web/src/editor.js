@@ -1,3 +1,4 @@
+// @ts-check
 // CodeMirror 6 editors: free ones for example cells, and the lab's, where only this lesson's gaps
 // can change and everything else is visibly read-only.
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
@@ -6,6 +7,12 @@ import { HighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/lang
 import { Annotation, EditorState, RangeSetBuilder, StateEffect, StateField } from "@codemirror/state";
 import { Decoration, EditorView, keymap, lineNumbers, ViewPlugin } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
+
+/**
+ * @typedef {import("@codemirror/state").Text} Text
+ * @typedef {import("@codemirror/view").DecorationSet} DecorationSet
+ * @typedef {import("@codemirror/view").ViewUpdate} ViewUpdate
+ */
 
 // Colours come from the site theme's own variables, so light and dark follow the palette switch.
 const highlight = HighlightStyle.define([
@@ -41,6 +48,10 @@ let notes = 0;
  * Under an editor, in words, its keys: Tab indents as a coder expects, Escape then Tab leaves (CodeMirror's
  * convention: after Escape, the next Tab within two seconds moves the focus on), and Ctrl+Enter runs. The
  * editor's content is described by it, so a screen reader says it on entering. Answers the note's id.
+ *
+ * @param {Element} parent
+ * @param {string} runs  what Ctrl+Enter does
+ * @returns {string}
  */
 function keysNote(parent, runs) {
   const note = document.createElement("p");
@@ -51,7 +62,12 @@ function keysNote(parent, runs) {
   return note.id;
 }
 
-/** What the editable text of every editor says of itself: a name, its keys, and no phone keyboard's corrections. */
+/**
+ * What the editable text of every editor says of itself: a name, its keys, and no phone keyboard's corrections.
+ *
+ * @param {string} label
+ * @param {string} noteId
+ */
 function contentAttributes(label, noteId) {
   return EditorView.contentAttributes.of({
     "aria-label": label,
@@ -66,11 +82,18 @@ function contentAttributes(label, noteId) {
 
 const TABBABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"]), [contenteditable="true"]';
 
-/** The first element the keyboard can reach after (or, backwards, before) ``box``, outside it. */
+/**
+ * The first element the keyboard can reach after (or, backwards, before) ``box``, outside it.
+ *
+ * @param {Element} box
+ * @param {boolean} backwards
+ * @returns {HTMLElement | undefined}
+ */
 function nextStop(box, backwards) {
-  const stops = [...document.querySelectorAll(TABBABLE)].filter(
+  const stops = [...document.querySelectorAll(/** @type {"button"} */ (TABBABLE))].filter(
     (e) => !box.contains(e) && !e.disabled && e.getClientRects().length && !e.closest("[hidden], [inert]"),
   );
+  /** @param {Element} e */
   const after = (e) => box.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING;
   return backwards ? stops.filter((e) => !after(e)).at(-1) : stops.find(after);
 }
@@ -80,6 +103,10 @@ function nextStop(box, backwards) {
  * as CodeMirror's convention has it. The editor moves the focus itself: the browser would start from the line
  * the cursor was on, which the editor may have drawn anew meanwhile, and then from somewhere else on the page.
  * It listens on the editor's outer box, before CodeMirror's own handling of the keys.
+ *
+ * @template {EditorView} V
+ * @param {V} view
+ * @returns {V}
  */
 function leaveByEscapeThenTab(view) {
   let escaped = 0;
@@ -105,6 +132,11 @@ function leaveByEscapeThenTab(view) {
   return view;
 }
 
+/**
+ * What every editor has: history, Python, four-space indents, the theme's colours, and the keys.
+ *
+ * @param {() => void} onRun  for Ctrl/Cmd+Enter
+ */
 function base(onRun) {
   return [
     history(),
@@ -129,8 +161,14 @@ function base(onRun) {
 
 const HANG = 4; // a wrapped line's continuation starts this many characters right of the line's own indentation
 
-/** The line decorations that hang each visible line's wrapped parts under its own indentation, and further in. */
+/**
+ * The line decorations that hang each visible line's wrapped parts under its own indentation, and further in.
+ *
+ * @param {EditorView} view
+ * @returns {DecorationSet}
+ */
 function hangingLines(view) {
+  /** @type {RangeSetBuilder<Decoration>} */
   const builder = new RangeSetBuilder();
   for (const { from, to } of view.visibleRanges) {
     for (let at = from; at <= to; ) {
@@ -159,9 +197,11 @@ const wrapHanging = [
   EditorView.lineWrapping,
   ViewPlugin.fromClass(
     class {
+      /** @param {EditorView} view */
       constructor(view) {
         this.decorations = hangingLines(view);
       }
+      /** @param {ViewUpdate} update */
       update(update) {
         if (update.docChanged || update.viewportChanged) this.decorations = hangingLines(update.view);
       }
@@ -170,7 +210,14 @@ const wrapHanging = [
   ),
 ];
 
-/** An editor for an example cell: everything editable. */
+/**
+ * An editor for an example cell: everything editable.
+ *
+ * @param {HTMLElement} parent
+ * @param {string} code
+ * @param {{ onRun: () => void, label: string }} options  Ctrl/Cmd+Enter's action, and the editor's name
+ * @returns {EditorView}
+ */
 export function cellEditor(parent, code, { onRun, label }) {
   return leaveByEscapeThenTab(
     new EditorView({
@@ -189,10 +236,28 @@ export function cellEditor(parent, code, { onRun, label }) {
 // Python says where each gap lies (its marker lines); the editor keeps those places as the learner
 // types by mapping them through every change, and never reads the markers itself.
 
-/** Replace the gaps the editor knows (with a rebuilt module). */
-const setGaps = StateEffect.define();
+/**
+ * Where a gap lies in a file, as Python says: its id and the lines of its opening and closing markers.
+ * @typedef {{ id: string, open_line: number, close_line: number }} GapPlace
+ *
+ * A gap's body in an editor, from the first body line's start to the last one's end.
+ * @typedef {{ id: string, editable: boolean, from: number, to: number }} Span
+ *
+ * The lab's editor, which keeps its gaps' spans in a field of its state.
+ * @typedef {EditorView & { emberGaps: StateField<Span[]> }} LabView
+ */
 
-/** Spans of the gap bodies: [{id, editable, from, to}], from the first body line's start to the last one's end. */
+/** Replace the gaps the editor knows (with a rebuilt module). */
+const setGaps = /** @type {import("@codemirror/state").StateEffectType<GapPlace[]>} */ (StateEffect.define());
+
+/**
+ * Spans of the gap bodies: [{id, editable, from, to}], from the first body line's start to the last one's end.
+ *
+ * @param {Text} doc
+ * @param {GapPlace[]} gaps
+ * @param {string[]} gapIds  the gaps that can be edited
+ * @returns {Span[]}
+ */
 function spansFrom(doc, gaps, gapIds) {
   return gaps.map((gap) => ({
     id: gap.id,
@@ -202,6 +267,13 @@ function spansFrom(doc, gaps, gapIds) {
   }));
 }
 
+/**
+ * The field that keeps the gaps' spans as the learner types.
+ *
+ * @param {string[]} gapIds  the gaps that can be edited
+ * @param {GapPlace[]} initial
+ * @returns {StateField<Span[]>}
+ */
 function gapField(gapIds, initial) {
   return StateField.define({
     create: (state) => spansFrom(state.doc, initial, gapIds),
@@ -218,7 +290,15 @@ function gapField(gapIds, initial) {
   });
 }
 
+/**
+ * Every line's look: in an editable gap, one of its markers, or read-only.
+ *
+ * @param {EditorState} state
+ * @param {StateField<Span[]>} field
+ * @returns {DecorationSet}
+ */
 function lineDecorations(state, field) {
+  /** @type {RangeSetBuilder<Decoration>} */
   const builder = new RangeSetBuilder();
   const spans = state.field(field).filter((span) => span.editable);
   const kinds = new Map(); // line number -> class
@@ -241,6 +321,14 @@ function lineDecorations(state, field) {
  * ``gaps`` says where every gap lies ([{id, open_line, close_line}], from Python). A change is
  * accepted only if every part of it lies inside one editable body. ``onChange`` receives the
  * exact text of every editable gap after each change the learner makes.
+ *
+ * @param {HTMLElement} parent
+ * @param {string} code
+ * @param {{
+ *   gaps: GapPlace[], gapIds: string[], onChange: (texts: Record<string, string>) => void, onRun: () => void,
+ *   label: string,
+ * }} options
+ * @returns {LabView}
  */
 export function labEditor(parent, code, { gaps, gapIds, onChange, onRun, label }) {
   const field = gapField(gapIds, gaps);
@@ -259,30 +347,38 @@ export function labEditor(parent, code, { gaps, gapIds, onChange, onRun, label }
     });
     return allowed;
   });
-  const view = new EditorView({
-    parent,
-    state: EditorState.create({
-      doc: code,
-      extensions: [
-        base(onRun),
-        lineNumbers(),
-        field,
-        decorations,
-        onlyInGaps,
-        contentAttributes(label, keysNote(parent, "runs the checks")),
-        EditorView.updateListener.of((update) => {
-          const typed = update.transactions.some((tr) => tr.docChanged && !tr.annotation(rebuilt));
-          if (typed) onChange(gapTexts(update.view));
-        }),
-      ],
-    }),
-  });
+  const view = /** @type {LabView} */ (
+    new EditorView({
+      parent,
+      state: EditorState.create({
+        doc: code,
+        extensions: [
+          base(onRun),
+          lineNumbers(),
+          field,
+          decorations,
+          onlyInGaps,
+          contentAttributes(label, keysNote(parent, "runs the checks")),
+          EditorView.updateListener.of((update) => {
+            const typed = update.transactions.some((tr) => tr.docChanged && !tr.annotation(rebuilt));
+            if (typed) onChange(gapTexts(/** @type {LabView} */ (update.view)));
+          }),
+        ],
+      }),
+    })
+  );
   view.emberGaps = field;
   return leaveByEscapeThenTab(view);
 }
 
-/** The exact text of every editable gap: {id: text}. */
+/**
+ * The exact text of every editable gap: {id: text}.
+ *
+ * @param {LabView} view
+ * @returns {Record<string, string>}
+ */
 export function gapTexts(view) {
+  /** @type {Record<string, string>} */
   const texts = {};
   for (const span of view.state.field(view.emberGaps)) {
     if (span.editable) texts[span.id] = view.state.doc.sliceString(span.from, span.to);
@@ -291,9 +387,15 @@ export function gapTexts(view) {
 }
 
 /** Marks a change that rebuilt the module: it is not the learner's typing, so it is not saved. */
-const rebuilt = Annotation.define();
+const rebuilt = /** @type {import("@codemirror/state").AnnotationType<boolean>} */ (Annotation.define());
 
-/** Replace an editor's whole text and gaps (when the module is rebuilt), bypassing the gap filter. */
+/**
+ * Replace an editor's whole text and gaps (when the module is rebuilt), bypassing the gap filter.
+ *
+ * @param {LabView} view
+ * @param {string} text
+ * @param {GapPlace[]} gaps
+ */
 export function replaceText(view, text, gaps) {
   view.dispatch({
     changes: { from: 0, to: view.state.doc.length, insert: text },
@@ -303,11 +405,22 @@ export function replaceText(view, text, gaps) {
   view.dispatch({ effects: setGaps.of(gaps) });
 }
 
+/**
+ * @param {LabView} view
+ * @param {string} gapId
+ * @returns {Span | undefined}
+ */
 function span(view, gapId) {
   return view.state.field(view.emberGaps).find((item) => item.id === gapId);
 }
 
-/** Move the cursor to the first line of a gap and scroll it into view. */
+/**
+ * Move the cursor to a line of a gap (its first by default) and scroll it into view.
+ *
+ * @param {LabView} view
+ * @param {string} gapId
+ * @param {number} [line]  1-based, within the gap
+ */
 export function focusGap(view, gapId, line = 1) {
   const found = span(view, gapId);
   if (!found) return;
@@ -321,6 +434,9 @@ export function focusGap(view, gapId, line = 1) {
 /**
  * Scroll the editor's own box so that a gap's opening marker is near its top, without taking focus
  * and without moving the page (the learner may be reading far above the lab).
+ *
+ * @param {LabView} view
+ * @param {string} gapId
  */
 export function scrollToGap(view, gapId) {
   const found = span(view, gapId);

@@ -1,3 +1,4 @@
+// @ts-check
 // The messages between the page and the Python worker. Every request carries an id; the worker
 // answers each request once, and may send progress messages for it before that.
 
@@ -23,10 +24,19 @@ export const REQUEST = Object.freeze({
  * Python as soon as its own code has run. On a first visit the page's thread is busy reading the page, and
  * a message from it reached the worker 0.2 to 0.5 s after the worker's code had run. The boot request still
  * follows, with what a name cannot carry (the shared buffers), and gets the answer.
+ *
+ * @param {number} id
+ * @param {SnapshotUse} snapshot
+ * @returns {string}
  */
 export const bootName = (id, snapshot) => `ember-python ${JSON.stringify({ id, snapshot })}`;
 
-/** The { id, snapshot } a worker's name carries, or null. */
+/**
+ * The { id, snapshot } a worker's name carries, or null.
+ *
+ * @param {unknown} name
+ * @returns {{ id: number, snapshot: string } | null}
+ */
 export function bootFromName(name) {
   const prefix = "ember-python ";
   if (typeof name !== "string" || !name.startsWith(prefix)) return null;
@@ -71,6 +81,38 @@ export const PROBLEM = Object.freeze({
   MISSING_FILE: "missing_file",
   ERROR: "error",
 });
+
+/**
+ * How a boot uses the stored memory snapshot (see worker.js's boot): "use", "none", "off", "drop" or "make".
+ * @typedef {"use" | "none" | "off" | "drop" | "make"} SnapshotUse
+ *
+ * A line of one of the learner's files, and the gap that holds it (labs/problems.py's Place).
+ * @typedef {{ file: string, line: number, gap: string | null, gap_line: number | null }} Place
+ *
+ * One thing that went wrong (labs/problems.py's Problem): the page acts on `kind`, and shows `message`.
+ * @typedef {{ kind: string, message: string, gap: string | null, place: Place | null }} Problem
+ *
+ * The answers, by kind of request (labs/session.py makes them):
+ * run: the cell's output items, and its problem if it failed.
+ * @typedef {{ outputs: import("./cell-output.js").OutputItem[], error: Problem | null }} RunAnswer
+ *
+ * check: one result per claim, whether all held, and a problem that stopped them.
+ * @typedef {{ claim: string, passed: boolean, message: string, problem?: Problem | null }} ClaimResult
+ * @typedef {{ results: ClaimResult[], passed: boolean, problem: Problem | null }} CheckReport
+ *
+ * module: the learner's files as the lab starts (each file's source and where its gaps lie), the exact texts
+ * Python made of older pieces, a problem, and the package's __init__.py.
+ * @typedef {{ source: string, gaps: import("./editor.js").GapPlace[] }} LearnerFile
+ * @typedef {{
+ *   files: Record<string, LearnerFile>, exact: Record<string, string>, problem: Problem | null, init: string,
+ * }} ModuleAnswer
+ *
+ * earlier: the finished pieces to load by gap id (null: none), and the earlier gaps the learner wrote.
+ * @typedef {{ changes: Record<string, string | null>, own: string[] }} EarlierAnswer
+ *
+ * edits: what the notebook changed, gap by gap, and the files it could not read, with why.
+ * @typedef {{ changed: Record<string, { before: string, now: string }>, broken: Record<string, string> }} EditsAnswer
+ */
 
 /**
  * @typedef {{ id: number, type: string, payload: object }} Request

@@ -1,3 +1,4 @@
+// @ts-check
 // Multiple-choice questions with feedback for every option. They need no Python, so they work
 // from the moment the page is shown; the learner's answers are remembered.
 //
@@ -11,23 +12,42 @@ import { optionOrder } from "./order.js";
 import * as storage from "./storage.js";
 
 /**
+ * @typedef {import("./course-data").Course} Course
+ * @typedef {import("./course-data").Question} Question
+ * @typedef {import("./course-data").Option} Option
+ */
+
+/**
  * The words before an option's feedback once it is picked, as the notebook says them too (labs/questions.py;
  * tests/test_page_seams.py holds the two together).
  */
 export const VERDICT = Object.freeze({ RIGHT: "Right.", WRONG: "Not quite." });
 
-/** Turn every .ember-question placeholder of a page into a question. */
+/**
+ * Turn every .ember-question placeholder of a page into a question.
+ *
+ * @param {ParentNode} root
+ * @param {Course} course
+ */
 export function mountQuestions(root, course) {
-  const holders = root.querySelectorAll(".ember-question");
+  const holders = /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-question"));
   if (!holders.length) return;
   const seed = storage.learnerSeed();
   for (const holder of holders) mountQuestion(holder, course, seed);
 }
 
+/**
+ * One question in its placeholder (data-question: its id, "L10.bfs"), in the order learner ``seed`` sees it.
+ *
+ * @param {HTMLElement} holder
+ * @param {Course} course
+ * @param {string} seed
+ */
 function mountQuestion(holder, course, seed) {
-  const key = holder.dataset.question; // "L10.bfs"
+  const key = /** @type {string} */ (holder.dataset.question); // "L10.bfs"
   const [lessonId, questionId] = splitId(key);
-  const question = course.lessons[lessonId].questions.find((q) => q.id === questionId);
+  const question = /** @type {Question} */ (course.lessons[lessonId].questions.find((q) => q.id === questionId));
+  /** @type {Map<string, Option>} */
   const byId = new Map(question.options.map((option) => [option.id, option]));
   const name = `q-${lessonId}-${questionId}`;
   const feedback = el("div", { class: "ember-feedback", "aria-live": "polite", tabindex: "-1" });
@@ -38,6 +58,7 @@ function mountQuestion(holder, course, seed) {
     "Show the answer",
   );
   const fieldset = el("fieldset", { class: "ember-options" }, el("legend", { text: question.prompt }));
+  /** @type {Map<string, { label: HTMLLabelElement, tag: HTMLSpanElement }>} */
   const labels = new Map();
   // The options go into the page in the learner's order, so the keyboard meets them as the eye does.
   for (const optionId of optionOrder(seed, key, [...byId.keys()])) {
@@ -48,7 +69,7 @@ function mountQuestion(holder, course, seed) {
       "label",
       { for: input.id, class: "ember-option", "data-option": optionId },
       input,
-      el("span", { class: "ember-option-text", text: byId.get(optionId).text }),
+      el("span", { class: "ember-option-text", text: byId.get(optionId)?.text }),
       tag,
     );
     labels.set(optionId, { label, tag });
@@ -56,7 +77,11 @@ function mountQuestion(holder, course, seed) {
   }
   holder.replaceChildren(fieldset, feedback, el("div", { class: "ember-toolbar" }, reveal), explain);
 
-  /** Mark the options tried, and the right one once it is known; open the explanation when earned. */
+  /**
+   * Mark the options tried, and the right one once it is known; open the explanation when earned.
+   *
+   * @param {storage.Answer | undefined} entry
+   */
   function draw(entry) {
     const status = storage.questionStatus(entry);
     const tried = storage.triedOptions(entry);
@@ -71,12 +96,25 @@ function mountQuestion(holder, course, seed) {
     reveal.hidden = status !== "tried";
   }
 
+  /**
+   * Show a verdict's words in bold, then the feedback.
+   *
+   * @param {boolean} correct
+   * @param {string} lead
+   * @param {string} words
+   */
   function say(correct, lead, words) {
     feedback.replaceChildren(
       el("p", { class: correct ? "ember-right" : "ember-wrong" }, el("strong", { text: lead }), words),
     );
   }
 
+  /**
+   * The learner picked an option (or it was picked before, and ``save`` is false).
+   *
+   * @param {string} optionId
+   * @param {boolean} save
+   */
   function choose(optionId, save) {
     const option = byId.get(optionId);
     if (!option) return;
@@ -87,8 +125,13 @@ function mountQuestion(holder, course, seed) {
     draw(storage.answers()[key]);
   }
 
+  /**
+   * Show the right answer, with its feedback (asked for now, or before, and ``save`` is false).
+   *
+   * @param {boolean} save
+   */
   function showAnswer(save) {
-    const right = byId.get(question.answer);
+    const right = /** @type {Option} */ (byId.get(question.answer));
     say(true, `The answer: ${right.text}. `, right.feedback);
     if (save) storage.saveRevealed(key);
     draw(storage.answers()[key]);
@@ -102,7 +145,9 @@ function mountQuestion(holder, course, seed) {
   const saved = storage.answers()[key];
   draw(saved);
   if (saved) {
-    const input = fieldset.querySelector(`input[value="${CSS.escape(saved.option)}"]`);
+    const input = /** @type {HTMLInputElement | null} */ (
+      fieldset.querySelector(`input[value="${CSS.escape(saved.option)}"]`)
+    );
     if (input) input.checked = true;
     if (saved.revealed && !saved.correct) showAnswer(false);
     else choose(saved.option, false);
