@@ -1,3 +1,4 @@
+// @ts-check
 // "Open as notebook": hand the learner's files to the notebook app, and take its edits back.
 //
 // The notebook app (JupyterLite, in notebook/) keeps its files in IndexedDB: the database named by
@@ -20,10 +21,34 @@ import * as storage from "./storage.js";
 const { database: DRIVE, store: STORE, folder: FOLDER, seed_file: SEED_FILE } = DRIVE_NAMES;
 const RECORD = "ember:notebook";
 const SET_ASIDE_KEPT = 20;
-const LEARNER_FILE = `${FOLDER}/${SEED_FILE}`; // the learner's seed, so the notebook lists options in the page's order
+const LEARNER_FILE = `${FOLDER}/${SEED_FILE}`;
+
+/**
+ * @typedef {import("./runtime.js").Runtime} Runtime
+ *
+ * A gap changed both in the lab and in the notebook: both texts, until the learner chooses.
+ * @typedef {{ lab: string, notebook: string }} Conflict
+ *
+ * What was handed over (file name -> source), the conflicts waiting for a choice, and the texts set aside by
+ * the choices made.
+ * @typedef {{
+ *   files: Record<string, string>, conflicts: Record<string, Conflict>,
+ *   setAside: { gap: string, from: string, text: string, at: number }[],
+ * }} HandOverRecord
+ *
+ * What came back from the notebook: the gaps taken, the conflicts, and the files it could not read (with why).
+ * @typedef {{ taken: string[], conflicts: Record<string, Conflict>, broken: Record<string, string> }} TakenBack
+ */ // the learner's seed, so the notebook lists options in the page's order
 
 // --- the notebook's drive ---------------------------------------------------------------------
 
+/**
+ * An IndexedDB request's result, as a promise.
+ *
+ * @template T
+ * @param {IDBRequest<T>} operation
+ * @returns {Promise<T>}
+ */
 function request(operation) {
   return new Promise((resolve, reject) => {
     operation.onsuccess = () => resolve(operation.result);
@@ -31,7 +56,11 @@ function request(operation) {
   });
 }
 
-/** The drive's database, made if the notebook was never opened; it closes itself if the app upgrades it. */
+/**
+ * The drive's database, made if the notebook was never opened; it closes itself if the app upgrades it.
+ *
+ * @returns {Promise<IDBDatabase>}
+ */
 async function openDrive() {
   const opening = indexedDB.open(DRIVE);
   opening.onupgradeneeded = () => {
@@ -49,10 +78,16 @@ async function openDrive() {
   return upgraded;
 }
 
-/** The drive's ember/ files: {name: source} for the names asked (a name the drive lacks is left out). */
+/**
+ * The drive's ember/ files: {name: source} for the names asked (a name the drive lacks is left out).
+ *
+ * @param {string[]} names
+ * @returns {Promise<Record<string, string>>}
+ */
 export async function readDrive(names) {
   const files = await readFolder();
   if (files === null) throw new Error("the notebook's storage could not be read");
+  /** @type {Record<string, string>} */
   const found = {};
   for (const name of names) {
     if (`${FOLDER}/${name}` in files) found[name] = files[`${FOLDER}/${name}`];
@@ -60,6 +95,13 @@ export async function readDrive(names) {
   return found;
 }
 
+/**
+ * A file of the drive as the app stores it: a Jupyter contents model.
+ *
+ * @param {string} path
+ * @param {string} content
+ * @param {string | undefined} created  when it was first stored (now, for a new file)
+ */
 function model(path, content, created) {
   const now = new Date().toISOString();
   const mimetype = path.endsWith(".json") ? "application/json" : "text/x-python";
@@ -77,7 +119,11 @@ function model(path, content, created) {
   };
 }
 
-/** Write files ({path: source}) into the drive, keeping each file's creation time. */
+/**
+ * Write files ({path: source}) into the drive, keeping each file's creation time.
+ *
+ * @param {Record<string, string>} files
+ */
 async function writeDrive(files) {
   const db = await openDrive();
   try {
@@ -99,13 +145,18 @@ async function writeDrive(files) {
 
 // --- what was handed over ----------------------------------------------------------------------
 
+/** @type {(value: any) => boolean} */
 const isTexts = (value) =>
   value &&
   typeof value === "object" &&
   !Array.isArray(value) &&
   Object.values(value).every((text) => typeof text === "string");
 
-/** {files: {name: source as handed over}, conflicts: {gap: {lab, notebook}}, setAside: [...]}, or an empty one. */
+/**
+ * {files: {name: source as handed over}, conflicts: {gap: {lab, notebook}}, setAside: [...]}, or an empty one.
+ *
+ * @returns {HandOverRecord}
+ */
 function readRecord() {
   try {
     const record = JSON.parse(localStorage.getItem(RECORD) || "null");
@@ -119,6 +170,7 @@ function readRecord() {
   return { files: {}, conflicts: {}, setAside: [] };
 }
 
+/** @param {HandOverRecord} record */
 function writeRecord(record) {
   try {
     localStorage.setItem(RECORD, JSON.stringify(record));
@@ -129,12 +181,23 @@ function writeRecord(record) {
 
 // --- handing over ------------------------------------------------------------------------------
 
-/** The address of a lesson's notebook in the app. */
+/**
+ * The address of a lesson's notebook in the app.
+ *
+ * @param {string} siteRoot  the site's root address, ending in "/"
+ * @param {string} lessonId
+ * @returns {string}
+ */
 export function notebookUrl(siteRoot, lessonId) {
   return `${siteRoot}notebook/notebooks/index.html?path=${encodeURIComponent(`${lessonId}.ipynb`)}`;
 }
 
-/** A free name beside ``name`` in the drive for a copy: scalar.py.1.bak, scalar.py.2.bak, ... */
+/**
+ * A free name beside ``name`` in the drive for a copy: scalar.py.1.bak, scalar.py.2.bak, ...
+ *
+ * @param {string} name
+ * @returns {Promise<string>}
+ */
 async function backupName(name) {
   const db = await openDrive();
   try {
@@ -151,12 +214,17 @@ async function backupName(name) {
 /**
  * Write the learner's files (as ``lab`` starts, from their saved work) into the notebook's drive.
  * Answers the paths of any copies made of notebook files holding edits that were not taken back.
+ *
+ * @param {Runtime} runtime
+ * @param {string} lab  the lesson's id
+ * @returns {Promise<string[]>}
  */
 export async function handOver(runtime, lab) {
   const { files, init } = await runtime.module({ lab, ...storage.work() });
   const sources = Object.fromEntries(Object.entries(files).map(([name, file]) => [name, file.source]));
   const record = readRecord();
   const inDrive = await readDrive([...Object.keys(sources), "__init__.py"]);
+  /** @type {Record<string, string>} */
   const writes = {};
   const copies = [];
   for (const [name, source] of Object.entries(sources)) {
@@ -181,6 +249,10 @@ export async function handOver(runtime, lab) {
 /**
  * Take into the saved work every gap the notebook changed since the hand-over. Answers
  * {taken: [gap], conflicts: {gap: {lab, notebook}}, broken: {file: why}}; a conflict changes nothing.
+ *
+ * @param {Runtime} runtime
+ * @param {string} version  the course's version
+ * @returns {Promise<TakenBack>}
  */
 export async function takeBack(runtime, version) {
   const record = readRecord();
@@ -191,6 +263,7 @@ export async function takeBack(runtime, version) {
   if (names.every((name) => now[name] === undefined || now[name] === record.files[name])) return empty;
   const { changed, broken } = await runtime.edits({ before: record.files, now });
   const saved = storage.exactTexts();
+  /** @type {Record<string, string>} */
   const taken = {};
   for (const [gap, { before, now: text }] of Object.entries(changed)) {
     const lab = gap in saved ? saved[gap] : before;
@@ -203,7 +276,13 @@ export async function takeBack(runtime, version) {
   return { taken: Object.keys(taken), conflicts: record.conflicts, broken };
 }
 
-/** Settle a conflict: keep the notebook's text ("notebook") or the lab's ("lab"); the other is kept aside. */
+/**
+ * Settle a conflict: keep the notebook's text ("notebook") or the lab's ("lab"); the other is kept aside.
+ *
+ * @param {string} gap
+ * @param {"notebook" | "lab"} keep
+ * @param {string} version  the course's version
+ */
 export function settle(gap, keep, version) {
   const record = readRecord();
   const conflict = record.conflicts[gap];
@@ -217,7 +296,11 @@ export function settle(gap, keep, version) {
   writeRecord(record);
 }
 
-/** Forget a damaged notebook file's state: what it holds now becomes the baseline (nothing is taken). */
+/**
+ * Forget a damaged notebook file's state: what it holds now becomes the baseline (nothing is taken).
+ *
+ * @param {string} name
+ */
 export async function acceptAsIs(name) {
   const record = readRecord();
   const now = await readDrive([name]);
@@ -227,6 +310,12 @@ export async function acceptAsIs(name) {
 
 // --- what the learner sees ---------------------------------------------------------------------
 
+/**
+ * Save a text as a file of the learner's.
+ *
+ * @param {string} text
+ * @param {string} name
+ */
 function downloadText(text, name) {
   const link = el("a", { href: URL.createObjectURL(new Blob([text], { type: "text/x-python" })), download: name });
   document.body.append(link);
@@ -237,6 +326,10 @@ function downloadText(text, name) {
 /**
  * A box at the top of a lesson page saying what came back from the notebook, with a choice for each
  * conflict and a way out for each damaged file; ``onChange`` runs after the saved work changed.
+ *
+ * @param {TakenBack} result
+ * @param {{ version: string, onChange: () => void }} options
+ * @returns {HTMLElement | null}
  */
 export function resultBox({ taken, conflicts, broken }, { version, onChange }) {
   const gaps = Object.keys(conflicts);
@@ -259,6 +352,7 @@ export function resultBox({ taken, conflicts, broken }, { version, onChange }) {
         el("div", {}, el("p", { text: "In the notebook:" }), el("pre", { text: notebook })),
       ),
     );
+    /** @param {"notebook" | "lab"} keep */
     const choose = (keep) => () => {
       settle(gap, keep, version);
       choice.remove();

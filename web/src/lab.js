@@ -1,3 +1,4 @@
+// @ts-check
 // The lab: the learner's module as this lab starts, this lesson's gaps editable, hints, named
 // checks, reset and undo, loading earlier finished pieces, download, and the closing box.
 
@@ -6,10 +7,24 @@ import { focusGap, labEditor, replaceText, scrollToGap } from "./editor.js";
 import { handOver, notebookUrl } from "./handover.js";
 import * as storage from "./storage.js";
 
+/**
+ * @typedef {import("./course-data").Course} Course
+ * @typedef {import("./runtime.js").Runtime} Runtime
+ * @typedef {import("./editor.js").LabView} LabView
+ * @typedef {import("./protocol.js").Problem} Problem
+ */
+
 // A number in exponent form (1e-6, 2.5e+10): on a narrow screen the line may not break at its sign.
 const EXPONENT_FORM = /(\d(?:\.\d+)?e[-+]\d+)/;
 
-/** Set an element's text, each number in exponent form kept on one line (as text nodes: nothing is parsed). */
+/**
+ * Set an element's text, each number in exponent form kept on one line (as text nodes: nothing is parsed).
+ *
+ * @template {Element} E
+ * @param {E} element
+ * @param {string} text
+ * @returns {E}
+ */
 function withNumbersWhole(element, text) {
   element.replaceChildren(
     ...text
@@ -19,26 +34,55 @@ function withNumbersWhole(element, text) {
   return element;
 }
 
-/** A lab editor's accessible name: its file, the gaps that can be edited in it, and that the rest cannot. */
+/**
+ * A lab editor's accessible name: its file, the gaps that can be edited in it, and that the rest cannot.
+ *
+ * @param {string} file
+ * @param {string[]} gapIds
+ * @returns {string}
+ */
 function labLabel(file, gapIds) {
   const gaps = gapIds.length === 1 ? `gap ${gapIds[0]}` : `gaps ${gapIds.join(", ")}`;
   return `ember/${file}, ${gaps} editable; the rest of the file is read-only`;
 }
 
+/** One lesson's lab, built in its placeholder (data-lab: the lesson's id). */
 export class Lab {
+  // The lab's parts, made by build().
+  /** @type {HTMLParagraphElement} */ status;
+  /** @type {HTMLDivElement} */ editorBox;
+  /** @type {HTMLUListElement} */ claimList;
+  /** @type {HTMLParagraphElement} */ summary;
+  /** @type {HTMLDivElement} */ problem;
+  /** @type {HTMLButtonElement} */ runButton;
+  /** @type {HTMLButtonElement} */ stopButton;
+  /** @type {HTMLButtonElement} */ undoButton;
+  /** @type {HTMLParagraphElement} */ notice;
+  /** @type {HTMLButtonElement} */ notebookButton;
+  /** @type {HTMLDivElement} */ replaceMine;
+  /** @type {HTMLDivElement} */ closing;
+
+  /**
+   * @param {HTMLElement} holder
+   * @param {{ course: Course, runtime: Runtime, siteRoot: string }} context  the course, Python, and the
+   *   site's root address
+   */
   constructor(holder, { course, runtime, siteRoot }) {
     this.holder = holder;
     this.course = course;
     this.runtime = runtime;
     this.siteRoot = siteRoot;
-    this.lesson = course.lessons[holder.dataset.lab];
+    this.lesson = course.lessons[/** @type {string} */ (holder.dataset.lab)];
     this.gapIds = this.lesson.gaps;
     this.files = [...new Set(this.gapIds.map((id) => course.gaps[id].file))];
+    /** @type {Record<string, LabView>} */
     this.editors = {};
+    /** @type {Record<string, string | null> | null} */
     this.undo = null;
     this.build();
   }
 
+  /** Make the lab's parts, then show the editors once Python has built the learner's files. */
   build() {
     const lesson = this.lesson;
     this.status = el("p", {
@@ -126,6 +170,7 @@ export class Lab {
     this.showEditors();
   }
 
+  /** The lesson's gaps, each with its title, a way to it, its hints one by one, and its reset. */
   gapList() {
     const list = el("div", { class: "ember-gaps" });
     for (const id of this.gapIds) {
@@ -166,13 +211,15 @@ export class Lab {
     return list;
   }
 
+  /** The box that closes the lab: what the learner's ember can now do, could already, and where to go next. */
   closingBox() {
     const lesson = this.lesson;
     const order = this.course.order;
     const at = order.indexOf(lesson.id);
     const earlier = order.slice(0, at).map((id) => this.course.lessons[id]);
+    /** @type {(id: string | undefined, word: string) => HTMLAnchorElement | null} */
     const link = (id, word) => {
-      const target = this.course.lessons[id];
+      const target = id === undefined ? undefined : this.course.lessons[id];
       return target?.url ? el("a", { href: this.siteRoot + target.url }, `${word}: ${target.title}`) : null;
     };
     const could = el("ul");
@@ -186,7 +233,12 @@ export class Lab {
     );
   }
 
-  /** The links to the lessons before and after, as a short list (one link each, kept apart). */
+  /**
+   * The links to the lessons before and after, as a short list (one link each, kept apart).
+   *
+   * @param {HTMLAnchorElement | null} previous
+   * @param {HTMLAnchorElement | null} next
+   */
   lessonLinks(previous, next) {
     const links = el("ul", { class: "ember-links" });
     if (previous) links.append(el("li", { class: "ember-link-previous" }, "← ", previous));
@@ -213,6 +265,12 @@ export class Lab {
     return answer;
   }
 
+  /**
+   * Build the learner's files and show them in the editors (made the first time); after a failed start, again
+   * once Python is ready.
+   *
+   * @returns {Promise<void>}
+   */
   async showEditors() {
     try {
       const { files, problem } = await this.buildCurrent();
@@ -258,19 +316,29 @@ export class Lab {
     }
   }
 
-  /** Call `then` once Python is next ready. */
+  /**
+   * Call `then` once Python is next ready.
+   *
+   * @param {() => void} then
+   */
   whenReady(then) {
-    const listen = ({ detail }) => {
-      if (detail.state !== "ready") return;
+    /** @param {Event} event */
+    const listen = (event) => {
+      if (/** @type {CustomEvent} */ (event).detail.state !== "ready") return;
       this.runtime.removeEventListener("state", listen);
       then();
     };
     this.runtime.addEventListener("state", listen);
   }
 
-  /** Save this lesson's gaps as the learner typed them, byte for byte. */
+  /**
+   * Save this lesson's gaps as the learner typed them, byte for byte.
+   *
+   * @param {Record<string, string>} texts
+   */
   save(texts) {
     const stored = storage.exactTexts();
+    /** @type {Record<string, string>} */
     const changed = {};
     for (const [id, text] of Object.entries(texts)) {
       if (this.gapIds.includes(id) && stored[id] !== text) changed[id] = text;
@@ -278,34 +346,36 @@ export class Lab {
     if (Object.keys(changed).length) storage.saveExact(changed, this.course.version);
   }
 
-  /** Show a problem record from Python (or hide the box for null), with a way to the gap it names. */
+  /**
+   * Show a problem record from Python (or hide the box for null), with a way to the gap it names.
+   *
+   * @param {Problem | null} problem
+   */
   showProblem(problem) {
     this.problem.hidden = !problem;
     this.problem.dataset.kind = problem ? problem.kind : "";
     this.problem.textContent = problem ? problem.message : "";
-    if (problem?.gap && this.course.gaps[problem.gap]?.lesson === this.lesson.id) {
+    const gap = problem?.gap;
+    if (gap && this.course.gaps[gap]?.lesson === this.lesson.id) {
       const line = problem.place?.gap_line || 1;
       this.problem.append(
         " ",
-        el(
-          "button",
-          { class: "md-button", type: "button", onclick: () => this.goTo(problem.gap, line) },
-          "Go to the gap",
-        ),
+        el("button", { class: "md-button", type: "button", onclick: () => this.goTo(gap, line) }, "Go to the gap"),
       );
     }
   }
 
+  /** Run the lesson's checks and show their report. */
   async check() {
     this.runButton.disabled = true;
     this.stopButton.hidden = false;
     this.problem.hidden = true;
-    for (const item of this.claimList.children) item.dataset.state = "running";
+    for (const item of this.claimItems()) item.dataset.state = "running";
     try {
       const report = await this.runtime.check({ lab: this.lesson.id, ...storage.work() });
       this.showReport(report);
     } catch (error) {
-      for (const item of this.claimList.children) item.dataset.state = "idle";
+      for (const item of this.claimItems()) item.dataset.state = "idle";
       this.problem.hidden = false;
       this.problem.textContent = this.runtime.wasRestarted(error)
         ? `${error.message}. Your code is safe: fix the loop and run the checks again.`
@@ -316,6 +386,16 @@ export class Lab {
     }
   }
 
+  /** @returns {HTMLLIElement[]} the claims' items */
+  claimItems() {
+    return /** @type {HTMLLIElement[]} */ ([...this.claimList.children]);
+  }
+
+  /**
+   * Mark each claim held or not, say how many held, show a problem that stopped them, and note the progress.
+   *
+   * @param {import("./protocol.js").CheckReport} report
+   */
   showReport(report) {
     const passed = report.results.filter((r) => r.passed).length;
     const failing = report.results.find((r) => !r.passed);
@@ -325,23 +405,37 @@ export class Lab {
       `${passed} of ${report.results.length} checks hold` +
       (failing ? `; first failing: ${name?.textContent || failing.claim}.` : ". Every check holds.");
     for (const result of report.results) {
-      const item = this.claimList.querySelector(`[data-claim="${CSS.escape(result.claim)}"]`);
+      const item = /** @type {HTMLLIElement | null} */ (
+        this.claimList.querySelector(`[data-claim="${CSS.escape(result.claim)}"]`)
+      );
       if (!item) continue;
       item.dataset.state = result.passed ? "pass" : "fail";
-      item.querySelector(".ember-claim-mark").textContent = result.passed ? "✓" : "✗";
-      withNumbersWhole(item.querySelector(".ember-claim-message"), result.passed ? "" : result.message);
+      /** @type {Element} */ (item.querySelector(".ember-claim-mark")).textContent = result.passed ? "✓" : "✗";
+      const message = /** @type {Element} */ (item.querySelector(".ember-claim-message"));
+      withNumbersWhole(message, result.passed ? "" : result.message);
     }
     this.showProblem(report.problem);
     this.closing.dataset.lit = String(report.passed);
     storage.saveProgress(this.lesson.id, passed, report.results.length);
   }
 
+  /**
+   * Put the cursor in a gap, on one of its lines (its first by default).
+   *
+   * @param {string} gapId
+   * @param {number} [line]  1-based, within the gap
+   */
   goTo(gapId, line = 1) {
     const view = this.editors[this.course.gaps[gapId].file];
     if (view) focusGap(view, gapId, line);
   }
 
-  /** Apply exact-text changes ({gap: text or null}), remembering how to undo them, then rebuild the module. */
+  /**
+   * Apply exact-text changes ({gap: text or null}), remembering how to undo them, then rebuild the module.
+   *
+   * @param {Record<string, string | null>} changes
+   * @param {string} message  what to say once the editors show them
+   */
   async change(changes, message) {
     const before = storage.exactTexts();
     this.undo = Object.fromEntries(Object.keys(changes).map((id) => [id, id in before ? before[id] : null]));
@@ -351,6 +445,7 @@ export class Lab {
     this.notice.textContent = message; // once the editors show it
   }
 
+  /** Undo the last change. */
   async restore() {
     if (!this.undo) return;
     storage.saveExact(this.undo, this.course.version);
@@ -361,11 +456,20 @@ export class Lab {
     this.notice.textContent = "Undone.";
   }
 
+  /**
+   * Put a gap's starting code back (Undo brings the learner's back).
+   *
+   * @param {string} id
+   */
   resetGap(id) {
     return this.change({ [id]: null }, `Gap ${id} holds its starting code again. Undo brings your code back.`);
   }
 
-  /** Fill earlier lessons' gaps the learner never wrote; with ``mine``, also replace the learner's own. */
+  /**
+   * Fill earlier lessons' gaps the learner never wrote; with ``mine``, also replace the learner's own.
+   *
+   * @param {boolean} mine
+   */
   async loadFinished(mine) {
     const { changes, own } = await this.runtime.earlier({ lab: this.lesson.id, ...storage.work(), replace_own: mine });
     const count = Object.keys(changes).length;
@@ -412,7 +516,11 @@ export class Lab {
     }
   }
 
-  /** Download one of the learner's files as this lab starts, with what is in the editor now. */
+  /**
+   * Download one of the learner's files as this lab starts, with what is in the editor now.
+   *
+   * @param {string} file
+   */
   async download(file) {
     const { files } = await this.buildModule();
     const link = el("a", {

@@ -1,3 +1,4 @@
+// @ts-check
 // The steps of Python's start in the page's worker, as calls into worker_start.py (whose text the worker's bundle
 // carries, and web/precompile-stdlib.mjs reads from the file): its text runs in a namespace of its own, and each
 // step is a call of one of its functions.
