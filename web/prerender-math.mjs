@@ -10,11 +10,23 @@ import katex from "katex";
 const MATH = /<(span|div) class="arithmatex">\\([([])([\s\S]*?)\\[)\]]<\/\1>/g;
 const ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&#x27;": "'" };
 
+/**
+ * The text of HTML-escaped TeX, as arithmatex writes it, with the entities it uses undone.
+ *
+ * @param {string} text
+ * @returns {string}
+ */
 export function unescapeHtml(text) {
   return text.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (entity) => ENTITIES[entity]);
 }
 
-/** The page's HTML with each arithmatex element's TeX rendered; fails on TeX that KaTeX refuses. */
+/**
+ * The page's HTML with each arithmatex element's TeX rendered; fails on TeX that KaTeX refuses.
+ *
+ * @param {string} html
+ * @param {string} [where]  the page's path, for the error
+ * @returns {string}
+ */
 export function renderPage(html, where = "") {
   return html.replace(MATH, (_, tag, open, tex) => {
     const source = unescapeHtml(tex).trim();
@@ -43,7 +55,14 @@ const MATH_FONTS = [
 const FONT_FOLDER = "assets/gen/katex/fonts";
 const STYLE_SHEET = '<link rel="stylesheet"';
 
-/** The page with preload links for the MATH_FONTS its math uses, before its first style sheet. */
+/**
+ * The page with preload links for the MATH_FONTS its math uses, before its first style sheet.
+ *
+ * @param {string} html
+ * @param {string} fonts  the fonts' folder, relative to the page
+ * @param {string} [where]  the page's path, for the error
+ * @returns {string}
+ */
 export function preloadFonts(html, fonts, where = "") {
   const at = html.indexOf(STYLE_SHEET);
   if (at === -1) throw new Error(`${where}: a page with math has no style sheet to ask for its fonts before`);
