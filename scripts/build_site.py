@@ -85,8 +85,10 @@ def python_bundle() -> tuple[str, str]:
 
 def compiled_stdlib(bundle: str, version: str, wheel_names: list[str]) -> None:
     """Write Pyodide's standard library with the modules a start imports as bytecode (web/precompile-stdlib.mjs)
-    to gen/STDLIB. Which modules those are depends on the course: cached per version."""
-    cached = COURSE_CACHE / f"stdlib-{version}-{pyodide_version()}.zip"
+    to gen/STDLIB. Which modules those are depends on the course and on the Python the worker starts with
+    (web/src/worker_start.py): cached per both."""
+    start = hashlib.sha256((ROOT / "web" / "src" / "worker_start.py").read_bytes()).hexdigest()[:8]
+    cached = COURSE_CACHE / f"stdlib-{version}-{start}-{pyodide_version()}.zip"
     if not cached.exists():
         COURSE_CACHE.mkdir(parents=True, exist_ok=True)
         building = cached.with_suffix(".part")

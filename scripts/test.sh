@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set up everything the tests need (Python and npm packages, Chromium, the built site), then run the linter,
+# Set up everything the tests need (Python and npm packages, Chromium, the built site), then run the linters,
 # the CPython tests and the browser tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +10,10 @@ echo "== ruff"
 bash scripts/setup-torch.sh &
 torch=$!
 bash scripts/setup-node.sh
+echo "== biome (the page code's linter and formatter)"
+node_modules/.bin/biome ci web
+echo "== tsc (the page code's types, from its JSDoc)"
+node_modules/.bin/tsc --noEmit -p web/jsconfig.json
 # Chromium (from Debian's packages on a fresh machine: mostly download and unpacking) installs while the
 # site builds; the tests wait for both.
 bash scripts/setup-chromium.sh &

@@ -15,7 +15,19 @@ for (const name of readdirSync(out, { withFileTypes: true })) {
 // editor). Chunks sit beside it, so paths relative to import.meta.url mean the same in every file.
 // The first script, written into every page's head by site_hooks/ember_pages.py (not served as a file).
 await build({ ...common, entryPoints: ["web/src/boot.js"], outfile: `${out}/boot.js`, format: "iife" });
-await build({ ...common, entryPoints: { ember: "web/src/main.js" }, outdir: out, splitting: true, chunkNames: "chunk-[hash]" });
-await build({ ...common, entryPoints: ["web/src/worker.js"], outfile: `${out}/worker.js`, external: ["./pyodide/pyodide.mjs"] });
+await build({
+  ...common,
+  entryPoints: { ember: "web/src/main.js" },
+  outdir: out,
+  splitting: true,
+  chunkNames: "chunk-[hash]",
+});
+await build({
+  ...common,
+  entryPoints: ["web/src/worker.js"],
+  outfile: `${out}/worker.js`,
+  external: ["./pyodide/pyodide.mjs"],
+  loader: { ".py": "text" }, // the Python it runs as it starts (web/src/worker_start.py)
+});
 // The notebook drive's reader on its own, for the notebook's kernel (labs/frontends/notebook.py imports it).
 await build({ ...common, entryPoints: ["web/src/drive.js"], outfile: `${out}/drive.js` });

@@ -12,14 +12,16 @@ import { brotliCompress, constants, gzip } from "node:zlib";
 
 const [site, cache] = process.argv.slice(2);
 const TYPES = new Set([".html", ".js", ".mjs", ".css", ".json", ".wasm", ".svg", ".xml", ".txt", ".ttf"]);
-const STORED_ZIPS = /^(course-[0-9a-f]+|stdlib)\.zip$/; // the course's Python, and the standard library's bytecode, stored
+// The course's Python, and the standard library's bytecode: stored zips, compressed by the host as a whole.
+const STORED_ZIPS = /^(course-[0-9a-f]+|stdlib)\.zip$/;
 const MIN_BYTES = 1024;
 const WORTH_IT = 0.9; // keep a copy only when it is at most this fraction of the original
 
 const ENCODINGS = {
-  br: (data) => promisify(brotliCompress)(data, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
-  }),
+  br: (data) =>
+    promisify(brotliCompress)(data, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+    }),
   gz: (data) => promisify(gzip)(data, { level: 9 }),
 };
 
@@ -27,7 +29,8 @@ function* files(folder) {
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
     const path = join(folder, entry.name);
     if (entry.isDirectory()) yield* files(path);
-    else if ((TYPES.has(extname(entry.name)) || STORED_ZIPS.test(entry.name)) && statSync(path).size >= MIN_BYTES) yield path;
+    else if ((TYPES.has(extname(entry.name)) || STORED_ZIPS.test(entry.name)) && statSync(path).size >= MIN_BYTES)
+      yield path;
   }
 }
 
@@ -47,9 +50,7 @@ async function copyOf(path, data, hash, suffix) {
 }
 
 mkdirSync(cache, { recursive: true });
-const jobs = [...files(site)]
-  .map((path) => ({ path, size: statSync(path).size }))
-  .sort((a, b) => b.size - a.size);
+const jobs = [...files(site)].map((path) => ({ path, size: statSync(path).size })).sort((a, b) => b.size - a.size);
 let written = 0;
 let next = 0;
 async function worker() {

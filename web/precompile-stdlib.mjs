@@ -5,7 +5,7 @@
 //   node web/precompile-stdlib.mjs <python_stdlib.zip> <course.zip> <course folder> <out.zip> [wheel ...]
 //
 // Which modules: those imported once the worker's start Python has run, the snapshot's preparation
-// included (web/src/python-start.js; Pyodide's own start imports most of them). Each is replaced by an
+// included (web/src/worker_start.py; Pyodide's own start imports most of them). Each is replaced by an
 // "unchecked hash" .pyc (py_compile's, as web/precompile.mjs makes the course's), stored
 // uncompressed (the host's compression of the whole file does better than deflate); the rest stay as
 // they were. A module missing from the list is only compiled at run time, as before.
@@ -13,11 +13,13 @@ import { readFileSync, writeFileSync } from "node:fs";
 
 import { loadPyodide } from "pyodide";
 
-import { OPEN_SESSION, PREPARE_SNAPSHOT, importCourse } from "./src/python-start.js";
+import { startSteps } from "./src/python-start.js";
 
 const [stdlibPath, coursePath, folder, outPath, ...wheelPaths] = process.argv.slice(2);
 if (!stdlibPath || !coursePath || !folder || !outPath) {
-  console.error("usage: node web/precompile-stdlib.mjs <python_stdlib.zip> <course.zip> <folder> <out.zip> [wheel ...]");
+  console.error(
+    "usage: node web/precompile-stdlib.mjs <python_stdlib.zip> <course.zip> <folder> <out.zip> [wheel ...]",
+  );
   process.exit(2);
 }
 
@@ -25,7 +27,11 @@ const pyodide = await loadPyodide();
 for (const wheel of wheelPaths) pyodide.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel");
 pyodide.unpackArchive(new Uint8Array(readFileSync(coursePath)), "zip", { extractDir: folder });
 pyodide.FS.writeFile("/tmp/stdlib.zip", new Uint8Array(readFileSync(stdlibPath)));
-pyodide.runPython(importCourse(folder) + OPEN_SESSION + PREPARE_SNAPSHOT);
+const steps = startSteps(pyodide, readFileSync(new URL("src/worker_start.py", import.meta.url), "utf8"));
+steps.importCourse(folder);
+steps.openSession();
+steps.prepareSnapshot();
+steps.destroy();
 const summary = pyodide.runPython(`
 import sys
 

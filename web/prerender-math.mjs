@@ -10,17 +10,33 @@ import katex from "katex";
 const MATH = /<(span|div) class="arithmatex">\\([([])([\s\S]*?)\\[)\]]<\/\1>/g;
 const ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&#x27;": "'" };
 
+/**
+ * The text of HTML-escaped TeX, as arithmatex writes it, with the entities it uses undone.
+ *
+ * @param {string} text
+ * @returns {string}
+ */
 export function unescapeHtml(text) {
   return text.replace(/&(amp|lt|gt|quot|#39|#x27);/g, (entity) => ENTITIES[entity]);
 }
 
-/** The page's HTML with each arithmatex element's TeX rendered; fails on TeX that KaTeX refuses. */
+/**
+ * The page's HTML with each arithmatex element's TeX rendered; fails on TeX that KaTeX refuses.
+ *
+ * @param {string} html
+ * @param {string} [where]  the page's path, for the error
+ * @returns {string}
+ */
 export function renderPage(html, where = "") {
   return html.replace(MATH, (_, tag, open, tex) => {
     const source = unescapeHtml(tex).trim();
     let rendered;
     try {
-      rendered = katex.renderToString(source, { displayMode: open === "[", throwOnError: true, output: "htmlAndMathml" });
+      rendered = katex.renderToString(source, {
+        displayMode: open === "[",
+        throwOnError: true,
+        output: "htmlAndMathml",
+      });
     } catch (error) {
       throw new Error(`${where}: KaTeX cannot render ${JSON.stringify(source)}: ${error.message}`);
     }
@@ -32,16 +48,27 @@ export function renderPage(html, where = "") {
 // for a font only once the page is laid out, and its arrival lays the whole page out again (on lesson 10,
 // 50-60 ms of the page's thread beside Python's start); asked for from the head, they come with the page.
 // Rarer fonts (sizes, sans-serif) still come through the style sheet.
-const MATH_FONTS = [['class="katex"', "KaTeX_Main-Regular.woff2"], ['class="mord mathnormal', "KaTeX_Math-Italic.woff2"]];
+const MATH_FONTS = [
+  ['class="katex"', "KaTeX_Main-Regular.woff2"],
+  ['class="mord mathnormal', "KaTeX_Math-Italic.woff2"],
+];
 const FONT_FOLDER = "assets/gen/katex/fonts";
 const STYLE_SHEET = '<link rel="stylesheet"';
 
-/** The page with preload links for the MATH_FONTS its math uses, before its first style sheet. */
+/**
+ * The page with preload links for the MATH_FONTS its math uses, before its first style sheet.
+ *
+ * @param {string} html
+ * @param {string} fonts  the fonts' folder, relative to the page
+ * @param {string} [where]  the page's path, for the error
+ * @returns {string}
+ */
 export function preloadFonts(html, fonts, where = "") {
   const at = html.indexOf(STYLE_SHEET);
   if (at === -1) throw new Error(`${where}: a page with math has no style sheet to ask for its fonts before`);
-  const links = MATH_FONTS.filter(([mark]) => html.includes(mark))
-    .map(([, font]) => `<link rel="preload" href="${fonts}/${font}" as="font" type="font/woff2" crossorigin>`);
+  const links = MATH_FONTS.filter(([mark]) => html.includes(mark)).map(
+    ([, font]) => `<link rel="preload" href="${fonts}/${font}" as="font" type="font/woff2" crossorigin>`,
+  );
   return html.slice(0, at) + links.join("") + html.slice(at);
 }
 

@@ -96,7 +96,7 @@ def home_list(course: Course, part_number: int, url_of: Callable[[str], str | No
 
 
 def course_data(course: Course, urls: dict[str, str], version: str) -> dict[str, Any]:
-    """What the page script reads about the course (web/src/page.js, lab.js, questions.js), and nothing more."""
+    """What the page script reads about the course (web/src/page.js, lab.js, quiz.js), and nothing more."""
     return {
         "version": version,
         "order": list(course.lessons),

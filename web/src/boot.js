@@ -12,7 +12,8 @@ const THEME_WAIT_MS = 8000; // from navigation: on a slow network Python's downl
 const FOLLOW_TRIES = 40;
 const FOLLOW_MS = 50;
 
-if (!window.emberRuntime) { // once per visit: instant navigation keeps the page, and its runtime
+if (!window.emberRuntime) {
+  // once per visit: instant navigation keeps the page, and its runtime
   const script = document.currentScript;
   const gen = new URL(script.dataset.gen, document.baseURI);
   const runtime = new Runtime(new URL("worker.js", gen).href);
@@ -34,17 +35,26 @@ if (!window.emberRuntime) { // once per visit: instant navigation keeps the page
  */
 function holdTheme(runtime) {
   let ran;
-  window.emberTheme = new Promise((resolve) => { ran = resolve; });
+  window.emberTheme = new Promise((resolve) => {
+    ran = resolve;
+  });
   let loading = false;
   let done = false;
   let contentLoaded = false; // the browser's own DOMContentLoaded came (the theme, if it ran before, heard it)
-  document.addEventListener("DOMContentLoaded", () => { contentLoaded = true; }, { once: true });
+  document.addEventListener(
+    "DOMContentLoaded",
+    () => {
+      contentLoaded = true;
+    },
+    { once: true },
+  );
   const load = () => {
     if (loading) return;
     loading = true;
     const go = () => {
       const held = document.getElementById("ember-theme");
-      if (!held) { // a page built without it held: the theme has run
+      if (!held) {
+        // a page built without it held: the theme has run
         done = true;
         ran();
         return;
@@ -66,20 +76,38 @@ function holdTheme(runtime) {
     else go();
   };
   if (runtime.state !== "starting") load(); // not started: a page opened from disk
-  runtime.addEventListener("state", ({ detail }) => { if (detail.state !== "starting") load(); });
+  runtime.addEventListener("state", ({ detail }) => {
+    if (detail.state !== "starting") load();
+  });
   setTimeout(load, Math.max(0, THEME_WAIT_MS - performance.now()));
-  for (const type of ["pointerdown", "keydown", "touchstart"]) addEventListener(type, load, { capture: true, once: true });
-  addEventListener("click", (event) => {
-    if (done || replays.has(event) || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
-    const target = event.target instanceof Element ? event.target : null;
-    const link = target?.closest("a[href]");
-    const wanted = link ? leavesThePage(link) : target?.closest('label[for="__search"], [data-md-component="palette"] label');
-    if (!wanted) return;
-    event.preventDefault();
-    event.stopImmediatePropagation();
-    load();
-    window.emberTheme.then(() => (link ? follow(link, 0) : wanted.click()));
-  }, { capture: true });
+  for (const type of ["pointerdown", "keydown", "touchstart"])
+    addEventListener(type, load, { capture: true, once: true });
+  addEventListener(
+    "click",
+    (event) => {
+      if (
+        done ||
+        replays.has(event) ||
+        event.button !== 0 ||
+        event.metaKey ||
+        event.ctrlKey ||
+        event.shiftKey ||
+        event.altKey
+      )
+        return;
+      const target = event.target instanceof Element ? event.target : null;
+      const link = target?.closest("a[href]");
+      const wanted = link
+        ? leavesThePage(link)
+        : target?.closest('label[for="__search"], [data-md-component="palette"] label');
+      if (!wanted) return;
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      load();
+      window.emberTheme.then(() => (link ? follow(link, 0) : wanted.click()));
+    },
+    { capture: true },
+  );
   // A link's click is given to the theme again until it takes it (it follows links once it has read the
   // site's map, a moment after it runs); after FOLLOW_TRIES the browser follows it.
   const replays = new WeakMap();
@@ -94,19 +122,36 @@ function holdTheme(runtime) {
     event.preventDefault();
     setTimeout(() => follow(replay.link, replay.tries + 1), FOLLOW_MS);
   });
-  addEventListener("keydown", (event) => {
-    if (done || !event.isTrusted || event.target.closest?.("input, textarea, select, [contenteditable]")) return;
-    const { key, code, shiftKey, altKey, metaKey, ctrlKey, repeat } = event;
-    window.emberTheme.then(() => {
-      document.dispatchEvent(new KeyboardEvent("keydown", { key, code, shiftKey, altKey, metaKey, ctrlKey, repeat, bubbles: true, cancelable: true }));
-    });
-  }, { capture: true });
+  addEventListener(
+    "keydown",
+    (event) => {
+      if (done || !event.isTrusted || event.target.closest?.("input, textarea, select, [contenteditable]")) return;
+      const { key, code, shiftKey, altKey, metaKey, ctrlKey, repeat } = event;
+      window.emberTheme.then(() => {
+        document.dispatchEvent(
+          new KeyboardEvent("keydown", {
+            key,
+            code,
+            shiftKey,
+            altKey,
+            metaKey,
+            ctrlKey,
+            repeat,
+            bubbles: true,
+            cancelable: true,
+          }),
+        );
+      });
+    },
+    { capture: true },
+  );
 }
 
 /** The link goes to another page of this site in this tab: without the theme that would reload the page. */
 function leavesThePage(link) {
   const url = new URL(link.href, document.baseURI);
-  if (url.origin !== location.origin || link.hasAttribute("download") || (link.target && link.target !== "_self")) return null;
+  if (url.origin !== location.origin || link.hasAttribute("download") || (link.target && link.target !== "_self"))
+    return null;
   return url.pathname === location.pathname && url.search === location.search ? null : link;
 }
 
@@ -120,11 +165,25 @@ function searchIndexOnDemand() {
   const { open, send } = XMLHttpRequest.prototype;
   const held = new WeakSet();
   let release;
-  const released = new Promise((resolve) => { release = resolve; });
+  const released = new Promise((resolve) => {
+    release = resolve;
+  });
   released.then(() => Object.assign(XMLHttpRequest.prototype, { open, send }));
   addEventListener("keydown", release, { capture: true, once: true });
-  addEventListener("pointerdown", (event) => { if (event.target.closest?.(".md-search, [for=__search]")) release(); }, { capture: true });
-  addEventListener("focusin", (event) => { if (event.target.closest?.(".md-search")) release(); }, { capture: true });
+  addEventListener(
+    "pointerdown",
+    (event) => {
+      if (event.target.closest?.(".md-search, [for=__search]")) release();
+    },
+    { capture: true },
+  );
+  addEventListener(
+    "focusin",
+    (event) => {
+      if (event.target.closest?.(".md-search")) release();
+    },
+    { capture: true },
+  );
   XMLHttpRequest.prototype.open = function (method, url, ...rest) {
     if (new URL(url, document.baseURI).pathname.endsWith("/search/search_index.json")) held.add(this);
     return open.call(this, method, url, ...rest);

@@ -1,13 +1,31 @@
+// @ts-check
 // Example cells: editable code, Run (or Ctrl/Cmd+Enter), Stop, and the outputs drawn below.
+
+import { renderLive, renderOutputs, roomIn } from "./cell-output.js";
+import { el } from "./dom.js";
 import { cellEditor } from "./editor.js";
-import { el, renderLive, renderOutputs, roomIn } from "./render.js";
+import { lessonOf } from "./ids.js";
+import { PROBLEM } from "./protocol.js";
 import * as storage from "./storage.js";
 
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
 
-/** Turn every .ember-cell of a page into a runnable cell. */
+/**
+ * What a cell's failure offers: the page's lesson, and a way to load earlier lessons' finished pieces (null
+ * where there are none to load).
+ * @typedef {{ lesson: string, loadFinished: (() => Promise<unknown>) | null }} ErrorHelp
+ */
+
+/**
+ * Turn every .ember-cell of a page into a runnable cell.
+ *
+ * @param {ParentNode} root
+ * @param {{ runtime: import("./runtime.js").Runtime, page: string } & ErrorHelp} context  Python, the page's
+ *   address, and what a failure offers
+ */
 export function mountCells(root, { runtime, lesson, page, loadFinished }) {
-  root.querySelectorAll(".ember-cell").forEach((holder, index) => {
+  const holders = /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-cell"));
+  holders.forEach((holder, index) => {
     const code = holder.querySelector("code")?.textContent ?? "";
     holder.replaceChildren();
     const run = el("button", { class: "md-button md-button--primary ember-run", type: "button" }, "Run");
@@ -34,7 +52,11 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         const live = el("div", { class: "ember-live" });
         output.append(live);
         // With reduced motion asked for, a live picture is drawn once, when the run ends, not at every step.
-        const onProgress = (item) => { if (!REDUCED_MOTION.matches) renderLive(live, item); };
+        /** @param {import("./cell-output.js").OutputItem} item */
+        const onProgress = (item) => {
+          if (!REDUCED_MOTION.matches) renderLive(live, item);
+        };
+        /** @param {string} prompt */
         const onAsk = (prompt) => askInPage(live, prompt);
         // Python lays pictures out for the output's width (their text keeps its size on a phone).
         const room = roomIn(output, 1, 100000);
@@ -43,11 +65,20 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         output.replaceChildren();
         await renderOutputs(output, result.outputs);
         if (result.error) showError(output, result.error, { lesson, loadFinished });
-        status.textContent = result.error ? "" : `done in ${Math.round(performance.now() - started)} ms; its output is below`;
+        status.textContent = result.error
+          ? ""
+          : `done in ${Math.round(performance.now() - started)} ms; its output is below`;
         holder.dataset.state = result.error ? "error" : "done";
       } catch (error) {
         const restarted = runtime.wasRestarted(error);
-        output.append(el("p", { class: "ember-error", text: restarted ? `${error.message}. Your code is safe; run the cell again.` : String(error.message || error) }));
+        output.append(
+          el("p", {
+            class: "ember-error",
+            text: restarted
+              ? `${error.message}. Your code is safe; run the cell again.`
+              : String(error.message || error),
+          }),
+        );
         status.textContent = "";
         holder.dataset.state = restarted ? "restarted" : "error";
       } finally {
@@ -65,12 +96,29 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
   });
 }
 
-/** An answer box for input() in a cell (its prompt is already printed): resolves with the text sent. */
+/**
+ * An answer box for input() in a cell (its prompt is already printed): resolves with the text sent.
+ *
+ * @param {Element} target
+ * @param {string} prompt
+ * @returns {Promise<string>}
+ */
 function askInPage(target, prompt) {
   return new Promise((resolve) => {
-    const field = el("input", { type: "text", class: "ember-input-field", "aria-label": `Your answer to: ${prompt.trim() || "input()"}` });
+    const field = el("input", {
+      type: "text",
+      class: "ember-input-field",
+      "aria-label": `Your answer to: ${prompt.trim() || "input()"}`,
+    });
     const send = el("button", { class: "md-button", type: "submit" }, "Send");
-    const form = el("form", { class: "ember-input" }, el("span", { text: "input() waits for your answer:" }), field, send);
+    const form = el(
+      "form",
+      { class: "ember-input" },
+      el("span", { text: "input() waits for your answer:" }),
+      field,
+      send,
+    );
+    /** @param {Event} event */
     const done = (event) => {
       event?.preventDefault();
       form.remove();
@@ -82,21 +130,48 @@ function askInPage(target, prompt) {
   });
 }
 
-/** What the page offers for a problem from a cell, chosen by its kind (see labs/checking/problems.py). */
+/**
+ * What the page offers for a problem from a cell, chosen by its kind (PROBLEM, protocol.js).
+ *
+ * @param {Element} output
+ * @param {import("./protocol.js").Problem} error
+ * @param {ErrorHelp} help
+ */
 function showError(output, error, { lesson, loadFinished }) {
-  const box = el("div", { class: "ember-error", role: "alert", "data-kind": error.kind }, el("p", { text: error.message }));
-  const gapLesson = error.gap ? error.gap.split(".")[0] : null;
-  const notWritten = error.kind === "not_written";
-  if ((notWritten || error.kind === "marker") && gapLesson === lesson) {
-    box.append(el("p", { text: notWritten
-      ? `This cell needs gap ${error.gap}, which you write in this lesson's lab below. Run the cell again once its checks pass.`
-      : `Fix gap ${error.gap} in the lab below, then run the cell again.` }));
+  const box = el(
+    "div",
+    { class: "ember-error", role: "alert", "data-kind": error.kind },
+    el("p", { text: error.message }),
+  );
+  const gapLesson = error.gap ? lessonOf(error.gap) : null;
+  const notWritten = error.kind === PROBLEM.NOT_WRITTEN;
+  if ((notWritten || error.kind === PROBLEM.MARKER) && gapLesson === lesson) {
+    box.append(
+      el("p", {
+        text: notWritten
+          ? `This cell needs gap ${error.gap}, which you write in this lesson's lab below. ` +
+            "Run the cell again once its checks pass."
+          : `Fix gap ${error.gap} in the lab below, then run the cell again.`,
+      }),
+    );
   } else if (notWritten && loadFinished) {
-    box.append(el("p", { text: "This cell needs a piece of your ember from an earlier lesson that you have not written yet." }));
-    box.append(el("button", { class: "md-button", type: "button", onclick: async () => {
-      await loadFinished();
-      box.append(el("p", { text: "Loaded. Run the cell again." }));
-    } }, "Load the finished pieces of earlier lessons"));
+    box.append(
+      el("p", { text: "This cell needs a piece of your ember from an earlier lesson that you have not written yet." }),
+    );
+    box.append(
+      el(
+        "button",
+        {
+          class: "md-button",
+          type: "button",
+          onclick: async () => {
+            await loadFinished();
+            box.append(el("p", { text: "Loaded. Run the cell again." }));
+          },
+        },
+        "Load the finished pieces of earlier lessons",
+      ),
+    );
   }
   output.append(box);
 }

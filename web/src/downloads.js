@@ -1,3 +1,4 @@
+// @ts-check
 // The boot's downloads, in the worker: a dropped one is tried once more, and one that still fails ends
 // the boot at once with the file's name (Pyodide itself would wait for ever on a wasm file that never came).
 
@@ -6,18 +7,33 @@ let anyFailed = false; // in this worker: its boot has failed, and what breaks i
 
 /** A file the boot needs did not arrive, even on a second try (or, for the wasm file, did not compile). */
 export class DownloadFailed extends Error {
+  /**
+   * @param {string | URL} url
+   * @param {any} cause  the error, or what went wrong
+   * @param {string} [failing]  what happened to the file
+   */
   constructor(url, cause, failing = "could not download") {
     const path = String(url).split("/assets/gen/").pop();
-    super(`${failing} ${path} (${cause && cause.message ? cause.message : cause})`);
+    super(`${failing} ${path} (${cause?.message ? cause.message : cause})`);
     this.name = "DownloadFailed";
   }
 }
 
-/** The absolute URL a fetch's first argument (a string, a URL or a Request) stands for. */
+/**
+ * The absolute URL a fetch's first argument (a string, a URL or a Request) stands for.
+ *
+ * @param {RequestInfo | URL} input
+ * @param {string | URL} [base]
+ * @returns {string}
+ */
 export const urlOf = (input, base = self.location.href) =>
   new URL(typeof input === "string" || input instanceof URL ? input : input.url, base).href;
 
-/** A network failure (not an answer from the host, which a second try would not change). */
+/**
+ * A network failure (not an answer from the host, which a second try would not change).
+ *
+ * @param {any} error
+ */
 const dropped = (error) => error instanceof TypeError || (error && error.name === "NetworkError");
 
 /**
@@ -27,11 +43,22 @@ const dropped = (error) => error instanceof TypeError || (error && error.name ==
  * answer that is not OK. A download that fails raises DownloadFailed, and `failure` (a promise that only
  * ever rejects) rejects with it at once: a boot races Pyodide's start against it (`watch` adds what only
  * Pyodide sees).
+ *
+ * @param {typeof fetch} plain
+ * @returns {{
+ *   fetch: typeof fetch, read: (url: string, fetcher?: typeof fetch) => Promise<ArrayBuffer>,
+ *   failure: Promise<never>, watch: () => () => void,
+ * }}
  */
 export function bootDownloads(plain) {
-  let fail = null;
-  const failure = new Promise((_, reject) => { fail = reject; });
+  /** @type {(reason: DownloadFailed) => void} */
+  let fail = () => {};
+  /** @type {Promise<never>} */
+  const failure = new Promise((_, reject) => {
+    fail = reject;
+  });
   failure.catch(() => null); // a boot that did not get as far as waiting for it is not an uncaught error
+  /** @type {(url: string, error: any, failing?: string) => DownloadFailed} */
   const failed = (url, error, failing = undefined) => {
     const reason = error instanceof DownloadFailed ? error : new DownloadFailed(url, error, failing);
     anyFailed = true;
@@ -40,6 +67,11 @@ export function bootDownloads(plain) {
   };
   const pause = () => new Promise((resolve) => setTimeout(resolve, RETRY_MS));
 
+  /**
+   * @param {RequestInfo | URL} input
+   * @param {RequestInit} [init]
+   * @returns {Promise<Response>}
+   */
   async function fetch(input, init) {
     let response = null;
     try {
@@ -60,6 +92,11 @@ export function bootDownloads(plain) {
     return response;
   }
 
+  /**
+   * @param {string} url
+   * @param {typeof fetch} [fetcher]
+   * @returns {Promise<ArrayBuffer>}
+   */
   async function read(url, fetcher = fetch) {
     for (let attempt = 0; ; attempt++) {
       const response = await fetcher(url);
@@ -82,7 +119,7 @@ export function bootDownloads(plain) {
    */
   function watch() {
     const answers = new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) {
+      for (const entry of /** @type {PerformanceResourceTiming[]} */ (list.getEntries())) {
         if (entry.responseStatus >= 400) failed(entry.name, new Error(`HTTP ${entry.responseStatus}`));
       }
     });
@@ -90,10 +127,12 @@ export function bootDownloads(plain) {
     const original = WebAssembly.instantiateStreaming;
     WebAssembly.instantiateStreaming = (source, imports) => {
       const instantiating = original.call(WebAssembly, source, imports);
-      const compiled = (response) => instantiating.catch((error) => {
-        if (!response.ok) return; // told by its answer's status
-        failed(response.url || "pyodide/pyodide.asm.wasm", error, "could not compile");
-      });
+      /** @param {Response} response */
+      const compiled = (response) =>
+        instantiating.catch((error) => {
+          if (!response.ok) return; // told by its answer's status
+          failed(response.url || "pyodide/pyodide.asm.wasm", error, "could not compile");
+        });
       Promise.resolve(source).then(compiled, () => null);
       return instantiating;
     };
@@ -113,6 +152,7 @@ export function bootDownloads(plain) {
  * worker on its next try.
  */
 export function quietAboutFailedDownloads() {
+  /** @param {unknown} reason */
   const quiet = (reason) => reason instanceof DownloadFailed || anyFailed;
   self.addEventListener("unhandledrejection", (event) => {
     if (quiet(event.reason)) event.preventDefault();

@@ -1,11 +1,18 @@
+// @ts-check
 // CodeMirror 6 editors: free ones for example cells, and the lab's, where only this lesson's gaps
 // can change and everything else is visibly read-only.
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { HighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/language";
 import { Annotation, EditorState, RangeSetBuilder, StateEffect, StateField } from "@codemirror/state";
-import { Decoration, EditorView, ViewPlugin, keymap, lineNumbers } from "@codemirror/view";
+import { Decoration, EditorView, keymap, lineNumbers, ViewPlugin } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
+
+/**
+ * @typedef {import("@codemirror/state").Text} Text
+ * @typedef {import("@codemirror/view").DecorationSet} DecorationSet
+ * @typedef {import("@codemirror/view").ViewUpdate} ViewUpdate
+ */
 
 // Colours come from the site theme's own variables, so light and dark follow the palette switch.
 const highlight = HighlightStyle.define([
@@ -13,7 +20,10 @@ const highlight = HighlightStyle.define([
   { tag: [tags.string, tags.special(tags.string)], color: "var(--md-code-hl-string-color)" },
   { tag: [tags.number, tags.bool, tags.null], color: "var(--md-code-hl-number-color)" },
   { tag: tags.comment, color: "var(--md-code-hl-comment-color)", fontStyle: "italic" },
-  { tag: [tags.function(tags.variableName), tags.function(tags.propertyName)], color: "var(--md-code-hl-function-color)" },
+  {
+    tag: [tags.function(tags.variableName), tags.function(tags.propertyName)],
+    color: "var(--md-code-hl-function-color)",
+  },
   { tag: [tags.definition(tags.variableName), tags.className], color: "var(--md-code-hl-name-color)" },
   { tag: tags.operator, color: "var(--md-code-hl-operator-color)" },
   { tag: tags.punctuation, color: "var(--md-code-hl-punctuation-color)" },
@@ -38,6 +48,10 @@ let notes = 0;
  * Under an editor, in words, its keys: Tab indents as a coder expects, Escape then Tab leaves (CodeMirror's
  * convention: after Escape, the next Tab within two seconds moves the focus on), and Ctrl+Enter runs. The
  * editor's content is described by it, so a screen reader says it on entering. Answers the note's id.
+ *
+ * @param {Element} parent
+ * @param {string} runs  what Ctrl+Enter does
+ * @returns {string}
  */
 function keysNote(parent, runs) {
   const note = document.createElement("p");
@@ -48,20 +62,38 @@ function keysNote(parent, runs) {
   return note.id;
 }
 
-/** What the editable text of every editor says of itself: a name, its keys, and no phone keyboard's corrections. */
+/**
+ * What the editable text of every editor says of itself: a name, its keys, and no phone keyboard's corrections.
+ *
+ * @param {string} label
+ * @param {string} noteId
+ */
 function contentAttributes(label, noteId) {
   return EditorView.contentAttributes.of({
-    "aria-label": label, "aria-describedby": noteId, tabindex: "0",
-    autocapitalize: "off", autocorrect: "off", spellcheck: "false", translate: "no",
+    "aria-label": label,
+    "aria-describedby": noteId,
+    tabindex: "0",
+    autocapitalize: "off",
+    autocorrect: "off",
+    spellcheck: "false",
+    translate: "no",
   });
 }
 
 const TABBABLE = 'a[href], button, input, select, textarea, [tabindex]:not([tabindex="-1"]), [contenteditable="true"]';
 
-/** The first element the keyboard can reach after (or, backwards, before) ``box``, outside it. */
+/**
+ * The first element the keyboard can reach after (or, backwards, before) ``box``, outside it.
+ *
+ * @param {Element} box
+ * @param {boolean} backwards
+ * @returns {HTMLElement | undefined}
+ */
 function nextStop(box, backwards) {
-  const stops = [...document.querySelectorAll(TABBABLE)].filter((e) => !box.contains(e) && !e.disabled
-    && e.getClientRects().length && !e.closest("[hidden], [inert]"));
+  const stops = [...document.querySelectorAll(/** @type {"button"} */ (TABBABLE))].filter(
+    (e) => !box.contains(e) && !e.disabled && e.getClientRects().length && !e.closest("[hidden], [inert]"),
+  );
+  /** @param {Element} e */
   const after = (e) => box.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING;
   return backwards ? stops.filter((e) => !after(e)).at(-1) : stops.find(after);
 }
@@ -71,27 +103,40 @@ function nextStop(box, backwards) {
  * as CodeMirror's convention has it. The editor moves the focus itself: the browser would start from the line
  * the cursor was on, which the editor may have drawn anew meanwhile, and then from somewhere else on the page.
  * It listens on the editor's outer box, before CodeMirror's own handling of the keys.
+ *
+ * @template {EditorView} V
+ * @param {V} view
+ * @returns {V}
  */
 function leaveByEscapeThenTab(view) {
   let escaped = 0;
-  view.dom.addEventListener("keydown", (event) => {
-    if (event.key === "Escape") {
-      escaped = Date.now();
-      return;
-    }
-    if (event.key !== "Tab" || Date.now() - escaped > 2000) {
+  view.dom.addEventListener(
+    "keydown",
+    (event) => {
+      if (event.key === "Escape") {
+        escaped = Date.now();
+        return;
+      }
+      if (event.key !== "Tab" || Date.now() - escaped > 2000) {
+        escaped = 0;
+        return;
+      }
       escaped = 0;
-      return;
-    }
-    escaped = 0;
-    const stop = nextStop(view.dom, event.shiftKey);
-    if (!stop) return;
-    event.preventDefault();
-    stop.focus();
-  }, true);
+      const stop = nextStop(view.dom, event.shiftKey);
+      if (!stop) return;
+      event.preventDefault();
+      stop.focus();
+    },
+    true,
+  );
   return view;
 }
 
+/**
+ * What every editor has: history, Python, four-space indents, the theme's colours, and the keys.
+ *
+ * @param {() => void} onRun  for Ctrl/Cmd+Enter
+ */
 function base(onRun) {
   return [
     history(),
@@ -99,21 +144,45 @@ function base(onRun) {
     indentUnit.of("    "),
     syntaxHighlighting(highlight),
     theme,
-    keymap.of([{ key: "Mod-Enter", run: () => (onRun(), true) }, indentWithTab, ...defaultKeymap, ...historyKeymap]),
+    keymap.of([
+      {
+        key: "Mod-Enter",
+        run: () => {
+          onRun();
+          return true;
+        },
+      },
+      indentWithTab,
+      ...defaultKeymap,
+      ...historyKeymap,
+    ]),
   ];
 }
 
 const HANG = 4; // a wrapped line's continuation starts this many characters right of the line's own indentation
 
-/** The line decorations that hang each visible line's wrapped parts under its own indentation, and further in. */
+/**
+ * The line decorations that hang each visible line's wrapped parts under its own indentation, and further in.
+ *
+ * @param {EditorView} view
+ * @returns {DecorationSet}
+ */
 function hangingLines(view) {
+  /** @type {RangeSetBuilder<Decoration>} */
   const builder = new RangeSetBuilder();
   for (const { from, to } of view.visibleRanges) {
-    for (let at = from; at <= to;) {
+    for (let at = from; at <= to; ) {
       const line = view.state.doc.lineAt(at);
       const indent = line.text.length - line.text.trimStart().length + HANG;
-      builder.add(line.from, line.from, Decoration.line({ attributes: {
-        style: `padding-left: calc(${indent}ch + 6px); text-indent: -${indent}ch` } }));
+      builder.add(
+        line.from,
+        line.from,
+        Decoration.line({
+          attributes: {
+            style: `padding-left: calc(${indent}ch + 6px); text-indent: -${indent}ch`,
+          },
+        }),
+      );
       at = line.to + 1;
     }
   }
@@ -126,35 +195,69 @@ function hangingLines(view) {
  */
 const wrapHanging = [
   EditorView.lineWrapping,
-  ViewPlugin.fromClass(class {
-    constructor(view) { this.decorations = hangingLines(view); }
-    update(update) {
-      if (update.docChanged || update.viewportChanged) this.decorations = hangingLines(update.view);
-    }
-  }, { decorations: (plugin) => plugin.decorations }),
+  ViewPlugin.fromClass(
+    class {
+      /** @param {EditorView} view */
+      constructor(view) {
+        this.decorations = hangingLines(view);
+      }
+      /** @param {ViewUpdate} update */
+      update(update) {
+        if (update.docChanged || update.viewportChanged) this.decorations = hangingLines(update.view);
+      }
+    },
+    { decorations: (plugin) => plugin.decorations },
+  ),
 ];
 
-/** An editor for an example cell: everything editable. */
+/**
+ * An editor for an example cell: everything editable.
+ *
+ * @param {HTMLElement} parent
+ * @param {string} code
+ * @param {{ onRun: () => void, label: string }} options  Ctrl/Cmd+Enter's action, and the editor's name
+ * @returns {EditorView}
+ */
 export function cellEditor(parent, code, { onRun, label }) {
-  return leaveByEscapeThenTab(new EditorView({
-    parent,
-    state: EditorState.create({
-      doc: code,
-      // A line longer than the column wraps instead of running out of sight: the column holds about 70 characters
-      // of code at a desktop's width and 40 on a phone. The lab's file does not wrap: its lines are the file's.
-      extensions: [base(onRun), wrapHanging, contentAttributes(label, keysNote(parent, "runs the cell"))],
+  return leaveByEscapeThenTab(
+    new EditorView({
+      parent,
+      state: EditorState.create({
+        doc: code,
+        // A line longer than the column wraps instead of running out of sight: the column holds about 70 characters
+        // of code at a desktop's width and 40 on a phone. The lab's file does not wrap: its lines are the file's.
+        extensions: [base(onRun), wrapHanging, contentAttributes(label, keysNote(parent, "runs the cell"))],
+      }),
     }),
-  }));
+  );
 }
 
 // --- the lab's gaps ------------------------------------------------------------------------
 // Python says where each gap lies (its marker lines); the editor keeps those places as the learner
 // types by mapping them through every change, and never reads the markers itself.
 
-/** Replace the gaps the editor knows (with a rebuilt module). */
-const setGaps = StateEffect.define();
+/**
+ * Where a gap lies in a file, as Python says: its id and the lines of its opening and closing markers.
+ * @typedef {{ id: string, open_line: number, close_line: number }} GapPlace
+ *
+ * A gap's body in an editor, from the first body line's start to the last one's end.
+ * @typedef {{ id: string, editable: boolean, from: number, to: number }} Span
+ *
+ * The lab's editor, which keeps its gaps' spans in a field of its state.
+ * @typedef {EditorView & { emberGaps: StateField<Span[]> }} LabView
+ */
 
-/** Spans of the gap bodies: [{id, editable, from, to}], from the first body line's start to the last one's end. */
+/** Replace the gaps the editor knows (with a rebuilt module). */
+const setGaps = /** @type {import("@codemirror/state").StateEffectType<GapPlace[]>} */ (StateEffect.define());
+
+/**
+ * Spans of the gap bodies: [{id, editable, from, to}], from the first body line's start to the last one's end.
+ *
+ * @param {Text} doc
+ * @param {GapPlace[]} gaps
+ * @param {string[]} gapIds  the gaps that can be edited
+ * @returns {Span[]}
+ */
 function spansFrom(doc, gaps, gapIds) {
   return gaps.map((gap) => ({
     id: gap.id,
@@ -164,6 +267,13 @@ function spansFrom(doc, gaps, gapIds) {
   }));
 }
 
+/**
+ * The field that keeps the gaps' spans as the learner types.
+ *
+ * @param {string[]} gapIds  the gaps that can be edited
+ * @param {GapPlace[]} initial
+ * @returns {StateField<Span[]>}
+ */
 function gapField(gapIds, initial) {
   return StateField.define({
     create: (state) => spansFrom(state.doc, initial, gapIds),
@@ -171,12 +281,24 @@ function gapField(gapIds, initial) {
       for (const effect of tr.effects) if (effect.is(setGaps)) return spansFrom(tr.state.doc, effect.value, gapIds);
       if (!tr.docChanged) return spans;
       // Text typed at either edge of a body belongs to the body.
-      return spans.map((span) => ({ ...span, from: tr.changes.mapPos(span.from, -1), to: tr.changes.mapPos(span.to, 1) }));
+      return spans.map((span) => ({
+        ...span,
+        from: tr.changes.mapPos(span.from, -1),
+        to: tr.changes.mapPos(span.to, 1),
+      }));
     },
   });
 }
 
+/**
+ * Every line's look: in an editable gap, one of its markers, or read-only.
+ *
+ * @param {EditorState} state
+ * @param {StateField<Span[]>} field
+ * @returns {DecorationSet}
+ */
 function lineDecorations(state, field) {
+  /** @type {RangeSetBuilder<Decoration>} */
   const builder = new RangeSetBuilder();
   const spans = state.field(field).filter((span) => span.editable);
   const kinds = new Map(); // line number -> class
@@ -199,12 +321,21 @@ function lineDecorations(state, field) {
  * ``gaps`` says where every gap lies ([{id, open_line, close_line}], from Python). A change is
  * accepted only if every part of it lies inside one editable body. ``onChange`` receives the
  * exact text of every editable gap after each change the learner makes.
+ *
+ * @param {HTMLElement} parent
+ * @param {string} code
+ * @param {{
+ *   gaps: GapPlace[], gapIds: string[], onChange: (texts: Record<string, string>) => void, onRun: () => void,
+ *   label: string,
+ * }} options
+ * @returns {LabView}
  */
 export function labEditor(parent, code, { gaps, gapIds, onChange, onRun, label }) {
   const field = gapField(gapIds, gaps);
   const decorations = StateField.define({
     create: (state) => lineDecorations(state, field),
-    update: (value, tr) => (tr.docChanged || tr.effects.some((e) => e.is(setGaps)) ? lineDecorations(tr.state, field) : value),
+    update: (value, tr) =>
+      tr.docChanged || tr.effects.some((e) => e.is(setGaps)) ? lineDecorations(tr.state, field) : value,
     provide: (decorationField) => EditorView.decorations.from(decorationField),
   });
   const onlyInGaps = EditorState.changeFilter.of((tr) => {
@@ -216,30 +347,38 @@ export function labEditor(parent, code, { gaps, gapIds, onChange, onRun, label }
     });
     return allowed;
   });
-  const view = new EditorView({
-    parent,
-    state: EditorState.create({
-      doc: code,
-      extensions: [
-        base(onRun),
-        lineNumbers(),
-        field,
-        decorations,
-        onlyInGaps,
-        contentAttributes(label, keysNote(parent, "runs the checks")),
-        EditorView.updateListener.of((update) => {
-          const typed = update.transactions.some((tr) => tr.docChanged && !tr.annotation(rebuilt));
-          if (typed) onChange(gapTexts(update.view));
-        }),
-      ],
-    }),
-  });
+  const view = /** @type {LabView} */ (
+    new EditorView({
+      parent,
+      state: EditorState.create({
+        doc: code,
+        extensions: [
+          base(onRun),
+          lineNumbers(),
+          field,
+          decorations,
+          onlyInGaps,
+          contentAttributes(label, keysNote(parent, "runs the checks")),
+          EditorView.updateListener.of((update) => {
+            const typed = update.transactions.some((tr) => tr.docChanged && !tr.annotation(rebuilt));
+            if (typed) onChange(gapTexts(/** @type {LabView} */ (update.view)));
+          }),
+        ],
+      }),
+    })
+  );
   view.emberGaps = field;
   return leaveByEscapeThenTab(view);
 }
 
-/** The exact text of every editable gap: {id: text}. */
+/**
+ * The exact text of every editable gap: {id: text}.
+ *
+ * @param {LabView} view
+ * @returns {Record<string, string>}
+ */
 export function gapTexts(view) {
+  /** @type {Record<string, string>} */
   const texts = {};
   for (const span of view.state.field(view.emberGaps)) {
     if (span.editable) texts[span.id] = view.state.doc.sliceString(span.from, span.to);
@@ -248,19 +387,40 @@ export function gapTexts(view) {
 }
 
 /** Marks a change that rebuilt the module: it is not the learner's typing, so it is not saved. */
-const rebuilt = Annotation.define();
+const rebuilt = /** @type {import("@codemirror/state").AnnotationType<boolean>} */ (Annotation.define());
 
-/** Replace an editor's whole text and gaps (when the module is rebuilt), bypassing the gap filter. */
+/**
+ * Replace an editor's whole text and gaps (when the module is rebuilt), bypassing the gap filter.
+ *
+ * @param {LabView} view
+ * @param {string} text
+ * @param {GapPlace[]} gaps
+ */
 export function replaceText(view, text, gaps) {
-  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text }, filter: false, annotations: rebuilt.of(true) });
+  view.dispatch({
+    changes: { from: 0, to: view.state.doc.length, insert: text },
+    filter: false,
+    annotations: rebuilt.of(true),
+  });
   view.dispatch({ effects: setGaps.of(gaps) });
 }
 
+/**
+ * @param {LabView} view
+ * @param {string} gapId
+ * @returns {Span | undefined}
+ */
 function span(view, gapId) {
   return view.state.field(view.emberGaps).find((item) => item.id === gapId);
 }
 
-/** Move the cursor to the first line of a gap and scroll it into view. */
+/**
+ * Move the cursor to a line of a gap (its first by default) and scroll it into view.
+ *
+ * @param {LabView} view
+ * @param {string} gapId
+ * @param {number} [line]  1-based, within the gap
+ */
 export function focusGap(view, gapId, line = 1) {
   const found = span(view, gapId);
   if (!found) return;
@@ -274,12 +434,17 @@ export function focusGap(view, gapId, line = 1) {
 /**
  * Scroll the editor's own box so that a gap's opening marker is near its top, without taking focus
  * and without moving the page (the learner may be reading far above the lab).
+ *
+ * @param {LabView} view
+ * @param {string} gapId
  */
 export function scrollToGap(view, gapId) {
   const found = span(view, gapId);
   if (!found) return;
   view.requestMeasure({
     read: () => view.lineBlockAt(found.from).top,
-    write: (top) => { view.scrollDOM.scrollTop = Math.max(0, top - 60); },
+    write: (top) => {
+      view.scrollDOM.scrollTop = Math.max(0, top - 60);
+    },
   });
 }

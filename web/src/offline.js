@@ -1,3 +1,4 @@
+// @ts-check
 // The page's side of offline use and fast starts: registers the service worker (sw.js, at the site's
 // root), reloads once to become cross-origin isolated where the host sent no COOP/COEP headers, and,
 // once Python is ready and idle, stores a memory snapshot of Python for later starts and asks the
@@ -13,10 +14,23 @@ const IDLE_MS = 1500; // how long Python must have been idle before the backgrou
 const RELOAD_FLAG = "ember:isolation-reload"; // in sessionStorage: the one reload for isolation was done
 const CONTROL_WAIT_MS = 10000;
 
+/**
+ * @typedef {import("./runtime.js").Runtime} Runtime
+ *
+ * What the service worker tells the page (sw.js): how far saving is, whether every file is saved, or that a
+ * new version waits.
+ * @typedef {{ type: string, complete?: boolean, filling?: boolean, done?: number, total?: number }} OfflineMessage
+ */
+
+/** @type {HTMLElement | null} */
 let indicator = null;
 let typed = false;
 
-/** Start everything; `runtime` is the page's Python. */
+/**
+ * Start everything; `runtime` is the page's Python.
+ *
+ * @param {Runtime} runtime
+ */
 export function startOffline(runtime) {
   if (optedOut()) return; // boot.js started Python with "off": no snapshot either
   if (!("serviceWorker" in navigator) || !window.isSecureContext) {
@@ -24,6 +38,7 @@ export function startOffline(runtime) {
     return;
   }
   navigator.serviceWorker.addEventListener("message", ({ data }) => show(data));
+  /** @type {Promise<ServiceWorkerRegistration | null> | null} */
   let registering = null;
   const register = () => {
     registering ||= navigator.serviceWorker.register(new URL("sw.js", ROOT), { scope: ROOT.href }).catch(() => null);
@@ -32,13 +47,20 @@ export function startOffline(runtime) {
   if (!self.crossOriginIsolated) {
     // Not isolated (no headers from the host, no service worker yet): register at once, so that
     // the one reload that isolates the page comes early.
-    addEventListener("keydown", () => { typed = true; }, { capture: true, once: true });
+    addEventListener(
+      "keydown",
+      () => {
+        typed = true;
+      },
+      { capture: true, once: true },
+    );
     register();
     isolate();
   }
   // Otherwise registering (or, on later visits, looking for a new version) waits until Python is
   // idle, so that it does not compete with Python's start; then every file is saved. On a page
   // without Python (the home page), "off" counts as idle.
+  /** @type {Promise<void> | null} */
   let saving = null;
   const save = () => {
     saving ||= register().then(async (registration) => {
@@ -71,9 +93,16 @@ function isolate() {
   else navigator.serviceWorker.addEventListener("controllerchange", reload, { once: true });
 }
 
-/** Run `work` once, the first time Python has stayed in one of `states` for IDLE_MS. */
+/**
+ * Run `work` once, the first time Python has stayed in one of `states` for IDLE_MS.
+ *
+ * @param {Runtime} runtime
+ * @param {string[]} states
+ * @param {() => Promise<unknown>} work
+ */
 function whenIdle(runtime, states, work) {
-  let timer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
   const check = () => {
     clearTimeout(timer);
     if (!states.includes(runtime.state)) return;
@@ -87,7 +116,11 @@ function whenIdle(runtime, states, work) {
   check();
 }
 
-/** Store a snapshot unless this boot came from one. */
+/**
+ * Store a snapshot unless this boot came from one.
+ *
+ * @param {Runtime} runtime
+ */
 async function snapshotOnce(runtime) {
   if (!["use", "none"].includes(runtime.snapshot) || !runtime.bootInfo || runtime.bootInfo.start === "snapshot") return;
   try {
@@ -99,7 +132,11 @@ async function snapshotOnce(runtime) {
   }
 }
 
-/** When a new version has installed beside this one, say so; it takes over on the learner's reload. */
+/**
+ * When a new version has installed beside this one, say so; it takes over on the learner's reload.
+ *
+ * @param {ServiceWorkerRegistration} registration
+ */
 function watchUpdates(registration) {
   const waiting = () => {
     if (registration.waiting && navigator.serviceWorker.controller) announce(registration.waiting);
@@ -115,6 +152,11 @@ function watchUpdates(registration) {
   setInterval(look, 30 * 60 * 1000);
 }
 
+/**
+ * Say that a new version waits, with a button that lets it take over and reloads the page.
+ *
+ * @param {ServiceWorker} next
+ */
 function announce(next) {
   const button = element("button", "md-button ember-update-reload", "Reload now");
   button.type = "button";
@@ -130,7 +172,11 @@ function announce(next) {
   show({ type: "offline-update" });
 }
 
-/** The header's indicator: saving progress, "available offline", or an update waiting. */
+/**
+ * The header's indicator: saving progress, "available offline", or an update waiting.
+ *
+ * @param {OfflineMessage} message
+ */
 function show(message) {
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", () => show(message), { once: true });
@@ -138,7 +184,8 @@ function show(message) {
   }
   const text = {
     "offline-progress": () => `Saving for offline: ${percent(message)}%`,
-    "offline-status": () => (message.complete ? "Available offline" : message.filling ? `Saving for offline: ${percent(message)}%` : ""),
+    "offline-status": () =>
+      message.complete ? "Available offline" : message.filling ? `Saving for offline: ${percent(message)}%` : "",
     "offline-update": () => "New version ready",
   }[message?.type];
   if (!text) return;
@@ -150,12 +197,17 @@ function show(message) {
   document.documentElement.dataset.offline = badge.dataset.state;
 }
 
-function percent({ done, total }) {
+/**
+ * @param {OfflineMessage} message
+ * @returns {number}
+ */
+function percent({ done = 0, total }) {
   return total ? Math.floor((100 * done) / total) : 0;
 }
 
+/** @returns {HTMLElement} */
 function offlineBadge() {
-  if (!indicator || !indicator.isConnected) {
+  if (!indicator?.isConnected) {
     indicator = document.getElementById("ember-offline") || element("span", "ember-offline", "");
     indicator.id = "ember-offline";
     indicator.setAttribute("role", "status");
@@ -164,6 +216,15 @@ function offlineBadge() {
   return indicator;
 }
 
+/**
+ * A new element with its class and text.
+ *
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string} className
+ * @param {string} text
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function element(tag, className, text) {
   const node = document.createElement(tag);
   node.className = className;

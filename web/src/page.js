@@ -1,16 +1,27 @@
+// @ts-check
 // The page's interactive parts: questions, the home page's progress, cells and the lab. Loaded by
 // main.js once per visit; with instant navigation it mounts each new page on the same runtime.
 import { cellToCell, mountSkipLinks, nameTheThemesParts, watchScrollBoxes } from "./access.js";
-import { resultBox, takeBack } from "./notebook.js";
-import { mountQuestions } from "./questions.js";
-import { el } from "./render.js";
+import { el } from "./dom.js";
+import { resultBox, takeBack } from "./handover.js";
+import { mountQuestions } from "./quiz.js";
 import * as storage from "./storage.js";
+
+/**
+ * @typedef {import("./course-data").Course} Course
+ * @typedef {import("./runtime.js").Runtime} Runtime
+ * @typedef {import("./lab.js").Lab} Lab
+ */
 
 const here = new URL(".", import.meta.url); // .../assets/gen/
 const siteRoot = new URL("../../", here).href;
-let runtime = null;
+/** @type {Runtime} */
+let runtime; // set by start()
+/** @type {Course | null} */
 let course = null;
+/** @type {HTMLElement | null} */
 let currentRoot = null; // the page now shown (instant navigation swaps it)
+/** @type {Lab | null} */
 let currentLab = null; // that page's lab, if it has one
 const NOTEBOOK_WAIT_MS = 10_000;
 
@@ -19,30 +30,47 @@ const COURSE_RETRY_MS = 1000;
 /**
  * The course's data (course.json), once per visit. A fetch that fails (cut short by a reload, a network that
  * dropped it) is tried once more a moment later; if that fails too, the caller is told.
+ *
+ * @returns {Promise<Course>}
  */
 async function loadCourse() {
   for (let attempt = 0; !course; attempt++) {
     try {
       const response = await fetch(new URL("course.json", here));
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      course = await response.json();
+      course = /** @type {Course} */ (await response.json());
     } catch (error) {
       if (attempt > 0) throw error;
       await new Promise((resolve) => setTimeout(resolve, COURSE_RETRY_MS));
     }
   }
-  return course;
+  return /** @type {Course} */ (course);
 }
 
-/** Say at the top of the page that its questions and lab could not start, and why. */
+/**
+ * Say at the top of the page that its questions and lab could not start, and why.
+ *
+ * @param {HTMLElement} root
+ * @param {Error} error
+ */
 function mountCourseProblem(root, error) {
   root.querySelector(".ember-course-problem")?.remove();
-  root.prepend(el("div", { class: "ember-course-problem admonition warning", role: "alert",
-    text: `This page's questions and lab could not load the course's data (${error.message || error}). `
-      + "Reload the page to try again; your saved work is not touched." }));
+  root.prepend(
+    el("div", {
+      class: "ember-course-problem admonition warning",
+      role: "alert",
+      text:
+        `This page's questions and lab could not load the course's data (${error.message || error}). ` +
+        "Reload the page to try again; your saved work is not touched.",
+    }),
+  );
 }
 
-/** A small indicator of Python's state, in the page header. */
+/**
+ * A small indicator of Python's state, in the page header.
+ *
+ * @returns {HTMLElement}
+ */
 function statusBadge() {
   let badge = document.getElementById("ember-python");
   if (!badge) {
@@ -52,17 +80,37 @@ function statusBadge() {
   return badge;
 }
 
-const STATE_TEXT = { off: "", starting: "Python: starting…", ready: "Python: ready", running: "Python: running…", failed: "Python: failed to start" };
+/** @type {Record<string, string>} */
+const STATE_TEXT = {
+  off: "",
+  starting: "Python: starting…",
+  ready: "Python: ready",
+  running: "Python: running…",
+  failed: "Python: failed to start",
+};
 
-/** The badge's words: while Python boots, how much of it has downloaded, then that it is starting. */
+/**
+ * The badge's words: while Python boots, how much of it has downloaded, then that it is starting.
+ *
+ * @param {string} state
+ * @param {Record<string, any>} detail
+ * @returns {string}
+ */
 function stateText(state, detail) {
   if (state === "starting" && detail.phase === "downloading" && detail.total) {
+    /** @param {number} bytes */
     const mb = (bytes) => (bytes / 1e6).toFixed(1);
     return `Python: downloading ${mb(detail.loaded)} of ${mb(detail.total)} MB…`;
   }
   return STATE_TEXT[state] ?? "";
 }
 
+/**
+ * Show Python's state on the badge and the document (data-python, and data-python-start once it started).
+ *
+ * @param {string} state
+ * @param {Record<string, any>} [detail]
+ */
 function showState(state, detail = {}) {
   const badge = statusBadge();
   badge.dataset.state = state;
@@ -72,35 +120,72 @@ function showState(state, detail = {}) {
   if (detail.start) document.documentElement.dataset.pythonStart = detail.start; // "snapshot", "fresh" or "fallback"
 }
 
-/** While Python could not start, say why at the top of the page, with a button that tries again. */
+/**
+ * While Python could not start, say why at the top of the page, with a button that tries again.
+ *
+ * @param {HTMLElement | null} root
+ */
 function showStartProblem(root) {
-  root?.querySelectorAll(".ember-python-problem").forEach((old) => old.remove());
+  for (const old of root?.querySelectorAll(".ember-python-problem") ?? []) old.remove();
   if (!root || runtime.state !== "failed") return;
-  const again = el("button", { class: "md-button", type: "button", onclick: () => runtime.start().catch(() => null) }, "Try again");
-  root.prepend(el("div", { class: "ember-python-problem admonition warning", role: "alert" },
-    el("p", { text: `${runtime.stateDetail.error || "Python could not start"}. Your saved work is not touched; `
-      + "the next Run tries again, or press Try again." }), again));
+  const again = el(
+    "button",
+    { class: "md-button", type: "button", onclick: () => runtime.start().catch(() => null) },
+    "Try again",
+  );
+  root.prepend(
+    el(
+      "div",
+      { class: "ember-python-problem admonition warning", role: "alert" },
+      el("p", {
+        text:
+          `${runtime.stateDetail.error || "Python could not start"}. Your saved work is not touched; ` +
+          "the next Run tries again, or press Try again.",
+      }),
+      again,
+    ),
+  );
 }
 
+/** Follow Python's state on the badge, and tell the learner when Python was restarted. */
 function watchRuntime() {
   showState(runtime.state, runtime.stateDetail); // progress told before this page code came is shown too
-  runtime.addEventListener("state", ({ detail }) => {
+  runtime.addEventListener("state", (event) => {
+    const { detail } = /** @type {CustomEvent} */ (event);
     showState(detail.state, detail);
     showStartProblem(currentRoot);
   });
-  runtime.addEventListener("restarted", ({ detail }) => {
-    const note = el("div", { class: "ember-toast", role: "alert", text: `${detail.reason}. Your code is safe and loads again automatically.` });
+  runtime.addEventListener("restarted", (event) => {
+    const { detail } = /** @type {CustomEvent} */ (event);
+    const note = el("div", {
+      class: "ember-toast",
+      role: "alert",
+      text: `${detail.reason}. Your code is safe and loads again automatically.`,
+    });
     document.body.append(note);
     setTimeout(() => note.remove(), 6000);
   });
 }
 
+/** @type {Record<string, string>} */
 const STORAGE_WORDS = {
-  unreadable: "Some of the work saved in this browser could not be read. Nothing was thrown away: what could not be read is kept aside in this browser, and everything readable is in use.",
-  unavailable: "This browser is not letting the course save anything (a private window, or storage turned off). Your work is kept while this tab stays open: download your files from the lab to keep them.",
-  full: "This browser's storage for the course is full, so your latest work is kept only while this tab stays open. Download your files from the lab to keep them, or free some space for this site.",
+  unreadable:
+    "Some of the work saved in this browser could not be read. Nothing was thrown away: what could not be read " +
+    "is kept aside in this browser, and everything readable is in use.",
+  unavailable:
+    "This browser is not letting the course save anything (a private window, or storage turned off). " +
+    "Your work is kept while this tab stays open: download your files from the lab to keep them.",
+  full:
+    "This browser's storage for the course is full, so your latest work is kept only while this tab stays open. " +
+    "Download your files from the lab to keep them, or free some space for this site.",
 };
 
+/**
+ * Save a text as a file of the learner's.
+ *
+ * @param {string} text
+ * @param {string} name
+ */
 function download(text, name) {
   const link = el("a", { href: URL.createObjectURL(new Blob([text], { type: "application/json" })), download: name });
   document.body.append(link);
@@ -108,64 +193,144 @@ function download(text, name) {
   link.remove();
 }
 
-/** Tell the learner, at the top of the page, when their saved work could not be read or kept. */
+/**
+ * Tell the learner, at the top of the page, when their saved work could not be read or kept.
+ *
+ * @param {HTMLElement} root
+ */
 function mountStorageNotice(root) {
   const problems = storage.problems(); // reading may find a problem and announce it: draw after that
-  root.querySelectorAll(".ember-storage").forEach((old) => old.remove());
+  for (const old of root.querySelectorAll(".ember-storage")) old.remove();
   if (!problems.length) return;
-  const box = el("div", { class: "ember-storage", role: "alert", "data-problems": problems.map((p) => p.kind).join(" ") });
+  const box = el("div", {
+    class: "ember-storage",
+    role: "alert",
+    "data-problems": problems.map((p) => p.kind).join(" "),
+  });
   for (const problem of problems) box.append(el("p", { text: STORAGE_WORDS[problem.kind] }));
   const aside = storage.asideText();
-  if (aside) box.append(el("button", { class: "md-button", type: "button", onclick: () => download(aside, "ember-unreadable.json") }, "Download what was kept aside"));
+  if (aside)
+    box.append(
+      el(
+        "button",
+        { class: "md-button", type: "button", onclick: () => download(aside, "ember-unreadable.json") },
+        "Download what was kept aside",
+      ),
+    );
   if (problems.some((p) => p.kind === "unreadable")) {
-    box.append(el("button", { class: "md-button", type: "button", onclick: () => { storage.acknowledgeAside(); box.remove(); } }, "Hide this note"));
+    box.append(
+      el(
+        "button",
+        {
+          class: "md-button",
+          type: "button",
+          onclick: () => {
+            storage.acknowledgeAside();
+            box.remove();
+          },
+        },
+        "Hide this note",
+      ),
+    );
   }
   if (problems.some((p) => p.kind !== "unreadable")) {
-    box.append(el("button", { class: "md-button", type: "button", onclick: () => download(storage.stateText(), "ember-work.json") }, "Download my work as it is now"));
+    box.append(
+      el(
+        "button",
+        { class: "md-button", type: "button", onclick: () => download(storage.stateText(), "ember-work.json") },
+        "Download my work as it is now",
+      ),
+    );
   }
   root.prepend(box);
 }
 
-/** One part's lessons as a numbered list, each with the learner's progress. */
+/**
+ * One part's lessons as a numbered list, each with the learner's progress.
+ *
+ * @param {Course} data
+ * @param {string[]} ids
+ * @param {Record<string, import("./storage.js").Progress>} progress
+ */
 function lessonList(data, ids, progress) {
   const first = ids.length ? data.lessons[ids[0]].number : 1;
   const list = el("ol", { class: "ember-lessons", start: String(first) });
   for (const id of ids) {
     const lesson = data.lessons[id];
     const state = progress[id]?.done ? "done" : progress[id] ? "started" : "new";
-    const word = { done: "all checks pass", started: progress[id]?.total ? `${progress[id].passed} of ${progress[id].total} checks pass` : "started", new: "not started" }[state];
-    const title = lesson.url ? el("a", { href: siteRoot + lesson.url }, lesson.title) : el("span", { text: `${lesson.title} (in preparation)` });
-    list.append(el("li", { "data-lesson": id, "data-state": state }, title, el("span", { class: "ember-progress", text: ` — ${word}` }),
-      el("div", { class: "ember-lesson-question", text: lesson.question })));
+    const word = {
+      done: "all checks pass",
+      started: progress[id]?.total ? `${progress[id].passed} of ${progress[id].total} checks pass` : "started",
+      new: "not started",
+    }[state];
+    const title = lesson.url
+      ? el("a", { href: siteRoot + lesson.url }, lesson.title)
+      : el("span", { text: `${lesson.title} (in preparation)` });
+    list.append(
+      el(
+        "li",
+        { "data-lesson": id, "data-state": state },
+        title,
+        el("span", { class: "ember-progress", text: ` — ${word}` }),
+        el("div", { class: "ember-lesson-question", text: lesson.question }),
+      ),
+    );
   }
   return list;
 }
 
-/** The home page: each part's placeholder (data-part) gets that part's lessons; a placeholder without one gets all. */
+/**
+ * The home page: each part's placeholder (data-part) gets that part's lessons; a placeholder without one gets all.
+ *
+ * @param {HTMLElement} root
+ * @param {Course} data
+ */
 function mountHome(root, data) {
-  const holders = [...root.querySelectorAll(".ember-home")];
+  const holders = [.../** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-home"))];
   if (!holders.length) return;
   const progress = storage.progress();
+  /** @param {HTMLElement} holder */
   const partOf = (holder) => data.parts.find((part) => String(part.number) === holder.dataset.part);
   const last = storage.lastLesson();
-  const resume = last && data.lessons[last]?.url
-    ? el("p", {}, el("a", { class: "md-button md-button--primary", href: siteRoot + data.lessons[last].url }, `Continue where you left off: ${data.lessons[last].title}`))
-    : null;
-  const reset = el("button", {
-    class: "md-button", type: "button",
-    onclick: () => { if (confirm("Forget all your code, answers and progress in this browser?")) { storage.resetAll(); location.reload(); } },
-  }, "Reset all my progress");
+  const resume =
+    last && data.lessons[last]?.url
+      ? el(
+          "p",
+          {},
+          el(
+            "a",
+            { class: "md-button md-button--primary", href: siteRoot + data.lessons[last].url },
+            `Continue where you left off: ${data.lessons[last].title}`,
+          ),
+        )
+      : null;
+  const reset = el(
+    "button",
+    {
+      class: "md-button",
+      type: "button",
+      onclick: () => {
+        if (confirm("Forget all your code, answers and progress in this browser?")) {
+          storage.resetAll();
+          location.reload();
+        }
+      },
+    },
+    "Reset all my progress",
+  );
   holders.forEach((holder, index) => {
     const part = partOf(holder);
     const ids = part ? part.lessons : data.order;
     const list = ids.length ? lessonList(data, ids, progress) : el("p", { text: "Coming later." });
-    holder.replaceChildren(...[index === 0 ? resume : null, list, index === holders.length - 1 ? reset : null].filter(Boolean));
+    const parts = [index === 0 ? resume : null, list, index === holders.length - 1 ? reset : null];
+    holder.replaceChildren(.../** @type {HTMLElement[]} */ (parts.filter(Boolean)));
   });
 }
 
+/** Mount what the page now shown has: its notices, questions, home-page lists, and a lesson's lab and cells. */
 async function mountPage() {
   const root = document.querySelector("article") || document.body;
-  const page = root.querySelector(".ember-page");
+  const page = /** @type {HTMLElement | null} */ (root.querySelector(".ember-page"));
   if (page && location.protocol !== "file:") runtime.start(); // boot Python first: everything else can wait
   nameTheThemesParts();
   mountSkipLinks(root);
@@ -185,7 +350,7 @@ async function mountPage() {
   mountHome(root, data);
   if (!page) return;
   if (location.protocol === "file:") return; // assets/file-warning.js explains how to serve the site
-  const lesson = page.dataset.lesson;
+  const lesson = /** @type {string} */ (page.dataset.lesson);
   storage.visit(lesson);
   // The editors wait for Python: they would only compete with its start for the two cores a laptop
   // may have, and nothing can run before it is up. Until then the cells show their code as text. Their
@@ -198,47 +363,75 @@ async function mountPage() {
   currentLab = null;
   await fromNotebook(root, data);
   const [{ mountCells }, { Lab }] = await modules;
+  /** @type {Lab | null} */
   let lab = null;
-  root.querySelectorAll(".ember-lab").forEach((holder) => { lab = new Lab(holder, { course: data, runtime, siteRoot }); });
+  for (const holder of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-lab"))) {
+    lab = new Lab(holder, { course: data, runtime, siteRoot });
+  }
   currentLab = lab;
   watchNotebook(root, data);
   // every lesson page has its lab; there is nothing to load before the first lesson's gaps
-  const loadFinished = lab && data.lessons[lesson]?.earlier_gaps ? () => lab.loadFinished(false) : null;
+  const theLab = lab;
+  const loadFinished = theLab && data.lessons[lesson]?.earlier_gaps ? () => theLab.loadFinished(false) : null;
   mountCells(root, { runtime, lesson, page: location.pathname, loadFinished });
 }
 
-/** Take back what the notebook changed in the learner's gaps, and say so at the top of the page. */
+/**
+ * Take back what the notebook changed in the learner's gaps, and say so at the top of the page.
+ *
+ * @param {HTMLElement} root
+ * @param {Course} data
+ * @returns {Promise<void>}
+ */
 async function fromNotebook(root, data) {
   let result;
   try {
-    const late = new Promise((_, reject) => setTimeout(() => reject(new Error("the notebook's storage did not answer")), NOTEBOOK_WAIT_MS));
+    /** @type {Promise<never>} */
+    const late = new Promise((_, reject) =>
+      setTimeout(() => reject(new Error("the notebook's storage did not answer")), NOTEBOOK_WAIT_MS),
+    );
     result = await Promise.race([takeBack(runtime, data.version), late]); // the lab never waits on it for long
   } catch (error) {
     if (runtime.wasRestarted(error)) return fromNotebook(root, data);
     console.warn("could not read the notebook's files:", error);
     return;
   }
-  const rebuild = () => currentLab && currentLab.showEditors();
-  root.querySelectorAll(".ember-from-notebook").forEach((old) => old.remove());
+  const rebuild = () => currentLab?.showEditors();
+  for (const old of root.querySelectorAll(".ember-from-notebook")) old.remove();
   const box = resultBox(result, { version: data.version, onChange: rebuild });
   if (box) root.prepend(box);
   if (result.taken.length) rebuild();
 }
 
+/** @type {(() => void) | null} */
 let notebookWatch = null;
 
-/** Back from the notebook's tab: take its edits back into this page's lab. */
+/**
+ * Back from the notebook's tab: take its edits back into this page's lab.
+ *
+ * @param {HTMLElement} root
+ * @param {Course} data
+ */
 function watchNotebook(root, data) {
   if (notebookWatch) document.removeEventListener("visibilitychange", notebookWatch);
-  notebookWatch = () => { if (document.visibilityState === "visible" && currentRoot === root) fromNotebook(root, data); };
+  notebookWatch = () => {
+    if (document.visibilityState === "visible" && currentRoot === root) fromNotebook(root, data);
+  };
   document.addEventListener("visibilitychange", notebookWatch);
 }
 
-/** Mount every page of the visit (the theme's document$ replays the current one) on this runtime. */
+/**
+ * Mount every page of the visit (the theme's document$ replays the current one) on this runtime.
+ *
+ * @param {Runtime} sharedRuntime
+ */
 export function start(sharedRuntime) {
   runtime = sharedRuntime;
   watchRuntime();
-  window.addEventListener(storage.STORAGE_EVENT, ({ detail }) => detail?.problem && currentRoot && mountStorageNotice(currentRoot));
+  window.addEventListener(
+    storage.STORAGE_EVENT,
+    (event) => /** @type {CustomEvent} */ (event).detail?.problem && currentRoot && mountStorageNotice(currentRoot),
+  );
   followPages();
 }
 
@@ -258,6 +451,8 @@ async function followPages() {
     return;
   }
   let replaying = mounted;
-  window.document$.subscribe(() => { if (!replaying) mountPage(); });
+  window.document$.subscribe(() => {
+    if (!replaying) mountPage();
+  });
   replaying = false;
 }

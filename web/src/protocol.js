@@ -1,16 +1,27 @@
+// @ts-check
 // The messages between the page and the Python worker. Every request carries an id; the worker
 // answers each request once, and may send progress messages for it before that.
 
 /** The kinds of request the worker answers: boot itself, every other one by labs/frontends/session.py's REQUESTS. */
 export const REQUEST = Object.freeze({
-  BOOT: "boot", // start Pyodide; payload { interruptBuffer, inputBuffer: SharedArrayBuffer | null, snapshot } (see worker.js's boot)
-  RUN: "run", // run a cell; payload { page, lab, exact, pieces, code } -> { outputs, error }
-  CHECK: "check", // run a lesson's checks; payload { lab, exact, pieces } -> a report with one result per claim
-  MODULE: "module", // the learner's files; payload { lab, exact, pieces } -> { files: {name: {source, gaps}}, exact, problem }
-  EARLIER: "earlier", // finished pieces for earlier gaps; payload { lab, exact, pieces, replace_own } -> { changes, own }
-  EDITS: "edits", // what the notebook changed; payload { before, now: {file: source} } -> { changed: {gap: {before, now}}, broken: {file: why} }
-  SAVE_WORK: "save_work", // the work file; payload { state, version, today } -> { name, data (base64), notes } | { error }
-  READ_WORK: "read_work", // payload { state, files: [{name, data (base64)}], keep_mine } -> { preview, changes } | { error } (labs/checking/work_file.py)
+  // Start Pyodide; payload { interruptBuffer, inputBuffer: SharedArrayBuffer | null, snapshot } (see worker.js's boot).
+  BOOT: "boot",
+  // Run a cell; payload { page, lab, exact, pieces, code } -> { outputs, error }.
+  RUN: "run",
+  // Run a lesson's checks; payload { lab, exact, pieces } -> a report with one result per claim.
+  CHECK: "check",
+  // The learner's files; payload { lab, exact, pieces } -> { files: {name: {source, gaps}}, exact, problem }.
+  MODULE: "module",
+  // Finished pieces for earlier gaps; payload { lab, exact, pieces, replace_own } -> { changes, own }.
+  EARLIER: "earlier",
+  // What the notebook changed; payload { before, now: {file: source} }
+  // -> { changed: {gap: {before, now}}, broken: {file: why} }.
+  EDITS: "edits",
+  // The learner's whole work as one file; payload { state, version, today } -> { name, data (base64), notes } | { error }.
+  SAVE_WORK: "save_work",
+  // A chosen work file, read (labs/checking/work_file.py); payload { state, files: [{name, data (base64)}], keep_mine }
+  // -> { preview, changes } | { error }.
+  READ_WORK: "read_work",
 });
 
 /**
@@ -18,10 +29,19 @@ export const REQUEST = Object.freeze({
  * Python as soon as its own code has run. On a first visit the page's thread is busy reading the page, and
  * a message from it reached the worker 0.2 to 0.5 s after the worker's code had run. The boot request still
  * follows, with what a name cannot carry (the shared buffers), and gets the answer.
+ *
+ * @param {number} id
+ * @param {SnapshotUse} snapshot
+ * @returns {string}
  */
 export const bootName = (id, snapshot) => `ember-python ${JSON.stringify({ id, snapshot })}`;
 
-/** The { id, snapshot } a worker's name carries, or null. */
+/**
+ * The { id, snapshot } a worker's name carries, or null.
+ *
+ * @param {unknown} name
+ * @returns {{ id: number, snapshot: string } | null}
+ */
 export function bootFromName(name) {
   const prefix = "ember-python ";
   if (typeof name !== "string" || !name.startsWith(prefix)) return null;
@@ -38,17 +58,77 @@ export function bootFromName(name) {
  * waits on INPUT_STATE of the shared input buffer; the page writes the answer's UTF-8 bytes from
  * INPUT_TEXT_AT, their count at INPUT_LENGTH, then sets INPUT_STATE to ANSWERED (or CANCELLED).
  */
-export const INPUT = Object.freeze({ BYTES: 65536, STATE: 0, LENGTH: 1, TEXT_AT: 8, WAITING: 0, ANSWERED: 1, CANCELLED: 2 });
+export const INPUT = Object.freeze({
+  BYTES: 65536,
+  STATE: 0,
+  LENGTH: 1,
+  TEXT_AT: 8,
+  WAITING: 0,
+  ANSWERED: 1,
+  CANCELLED: 2,
+});
+
+/**
+ * The kinds of problem a record in an answer has: labs/checking/problems.py's KINDS, which says what each means (the
+ * page acts on a few of them). tests/test_page_seams.py holds the two lists together.
+ */
+export const PROBLEM = Object.freeze({
+  STARTER: "starter",
+  MARKER: "marker",
+  MARKERS: "markers",
+  SYNTAX: "syntax",
+  IMPORT: "import",
+  NOT_WRITTEN: "not_written",
+  TIMEOUT: "timeout",
+  RECURSION: "recursion",
+  STOPPED: "stopped",
+  SKIPPED: "skipped",
+  MISSING_FILE: "missing_file",
+  ERROR: "error",
+});
+
+/**
+ * How a boot uses the stored memory snapshot (see worker.js's boot): "use", "none", "off", "drop" or "make".
+ * @typedef {"use" | "none" | "off" | "drop" | "make"} SnapshotUse
+ *
+ * A line of one of the learner's files, and the gap that holds it (labs/checking/problems.py's Place).
+ * @typedef {{ file: string, line: number, gap: string | null, gap_line: number | null }} Place
+ *
+ * One thing that went wrong (labs/checking/problems.py's Problem): the page acts on `kind`, and shows `message`.
+ * @typedef {{ kind: string, message: string, gap: string | null, place: Place | null }} Problem
+ *
+ * The answers, by kind of request (labs/frontends/session.py makes them):
+ * run: the cell's output items, and its problem if it failed.
+ * @typedef {{ outputs: import("./cell-output.js").OutputItem[], error: Problem | null }} RunAnswer
+ *
+ * check: one result per claim, whether all held, and a problem that stopped them.
+ * @typedef {{ claim: string, passed: boolean, message: string, problem?: Problem | null }} ClaimResult
+ * @typedef {{ results: ClaimResult[], passed: boolean, problem: Problem | null }} CheckReport
+ *
+ * module: the learner's files as the lab starts (each file's source and where its gaps lie), the exact texts
+ * Python made of older pieces, a problem, and the package's __init__.py.
+ * @typedef {{ source: string, gaps: import("./editor.js").GapPlace[] }} LearnerFile
+ * @typedef {{
+ *   files: Record<string, LearnerFile>, exact: Record<string, string>, problem: Problem | null, init: string,
+ * }} ModuleAnswer
+ *
+ * earlier: the finished pieces to load by gap id (null: none), and the earlier gaps the learner wrote.
+ * @typedef {{ changes: Record<string, string | null>, own: string[] }} EarlierAnswer
+ *
+ * edits: what the notebook changed, gap by gap, and the files it could not read, with why.
+ * @typedef {{ changed: Record<string, { before: string, now: string }>, broken: Record<string, string> }} EditsAnswer
+ */
 
 /**
  * @typedef {{ id: number, type: string, payload: object }} Request
  * @typedef {{ id: number, ok: true, result: any }} Answer
  * @typedef {{ id: number, ok: false, error: string, fatal: boolean }} Failure   fatal: Pyodide died; restart it
- * @typedef {{ id: number, progress: { kind: string, key: string } }} Progress  a display item or a batch of text, while a cell runs
+ * @typedef {{ id: number, progress: { kind: string, key: string } }} Progress  a display item or a batch of text,
+ *   while a cell runs
  *   (while Python boots: { kind: "boot", phase: "downloading" | "starting" | "restoring", loaded?, total? })
  * @typedef {{ id: number, ask: string }} Ask  input() in a cell asks the learner, with this prompt
  *
  * Every problem in an answer (a report's `problem`, a claim's `problem`, a cell's `error`) is a record
  * { kind, message, gap, place: { file, line, gap, gap_line } | null }; the page acts on `kind`, and
- * shows `message`. The kinds are listed in labs/checking/problems.py.
+ * shows `message`. Its kind is one of PROBLEM's.
  */

@@ -1,31 +1,41 @@
-// The Python the page's worker runs as it starts (worker.js). The build runs the same before it
-// compiles the standard library (web/precompile-stdlib.mjs), so that every module these import is
-// compiled ahead.
+// @ts-check
+// The steps of Python's start in the page's worker, as calls into worker_start.py (whose text the worker's bundle
+// carries, and web/precompile-stdlib.mjs reads from the file): its text runs in a namespace of its own, and each
+// step is a call of one of its functions.
 
-// Run on every normal start: the course's Python (unpacked into the manifest's folder, where its
-// bytecode was compiled at build time) on the path, the session's module imported.
-export const importCourse = (folder) => `
-import sys
-sys.path.insert(0, ${JSON.stringify(folder)})
-import labs.frontends.session
-`;
+/**
+ * @typedef {import("pyodide").PyodideInterface} Pyodide
+ * @typedef {import("pyodide/ffi").PyProxy} PyProxy
+ * @typedef {object} StartSteps
+ * @property {(folder: string) => void} importCourse  the course's Python on the path, the session's module imported
+ * @property {() => void} prepareSnapshot  what a start from a snapshot finds done
+ * @property {() => PyProxy} openSession  the learner's session (labs.frontends.session.Session)
+ * @property {() => void} destroy  let go of the namespace (the session stays)
+ */
 
-// Run before a snapshot is taken, so that a start from it has all of this done: the rest of the
-// course's Python imported, the course read as the session reads it, and every lesson's check
-// functions imported (a fresh start imports a lesson's only with its first check). No JavaScript
-// object is held, no file written.
-export const PREPARE_SNAPSHOT = `
-import graphviz, hx.dot, hx.table, hx.trace, labs.checking.pipeline
-from labs.course.model import load_course
-load_course(checks=False).import_check_modules()
-`;
-
-// Run after every start: the file system is not in a snapshot, so the learner's files are written again,
-// and folders listed before the files were unpacked are listed afresh (forget_listings: without the
-// import of importlib.metadata that importlib.invalidate_caches() makes, half a second of a cold start).
-export const OPEN_SESSION = `
-from labs.checking.learner import forget_listings
-forget_listings()
-from labs.frontends.session import Session
-_ember_session = Session("/home/pyodide/learner")
-`;
+/**
+ * The start's steps in ``pyodide``, from worker_start.py's text ``source``.
+ *
+ * @param {Pyodide} pyodide
+ * @param {string} source
+ * @returns {StartSteps}
+ */
+export function startSteps(pyodide, source) {
+  const namespace = pyodide.toPy({ __name__: "worker_start" });
+  pyodide.runPython(source, { globals: namespace, filename: "worker_start.py" });
+  /** @type {(name: string, ...args: unknown[]) => any} */
+  const call = (name, ...args) => {
+    const step = namespace.get(name);
+    try {
+      return step(...args);
+    } finally {
+      step.destroy();
+    }
+  };
+  return {
+    importCourse: (folder) => call("import_course", folder),
+    prepareSnapshot: () => call("prepare_snapshot"),
+    openSession: () => call("open_session"),
+    destroy: () => namespace.destroy(),
+  };
+}

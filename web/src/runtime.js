@@ -1,14 +1,39 @@
+// @ts-check
 // The page's handle on Python: one module worker per visit, requests with ids, Stop, and restarts.
 //
 // The messages are described in protocol.js.
-import { INPUT, REQUEST, bootName } from "./protocol.js";
+import { bootName, INPUT, REQUEST } from "./protocol.js";
 
 const STOP_GRACE_MS = 1000; // how long an interrupt may take before the worker is replaced
 const BOOT_TIMEOUT_MS = 120000;
 const SNAPSHOT_BOOT_MS = 20000; // a start from the stored snapshot takes a second or two; damaged, it may hang
 
+/**
+ * @typedef {import("./protocol.js").SnapshotUse} SnapshotUse
+ * @typedef {import("./protocol.js").Problem} Problem
+ * @typedef {import("./cell-output.js").OutputItem} OutputItem
+ * @typedef {import("./storage.js").Work} Work
+ *
+ * What a boot answers (worker.js's boot): how long it took and its phases, the course's and Python's versions,
+ * how Python started ("snapshot", "fresh" or "fallback", and why it fell back), and a made snapshot's size.
+ * @typedef {{
+ *   seconds: number, phases: Record<string, number>, version: string, python: string, start: string,
+ *   fallback: string | null, snapshotBytes: number | null,
+ * }} BootInfo
+ *
+ * A request waiting for its answer, with what to do with its progress and its input() prompts.
+ * @typedef {{
+ *   resolve: (result: any) => void, reject: (error: Error) => void, type: string,
+ *   onProgress: ((progress: any) => void) | null, onAsk: ((prompt: string) => any) | null,
+ * }} Pending
+ *
+ * The answer to input() in a cell: the text, or null to cancel.
+ * @typedef {(prompt: string) => Promise<string | null> | string | null} Asker
+ */
+
 /** Raised to callers while Python could not start (the next request tries again). */
 export class StartFailed extends Error {
+  /** @param {Error} cause */
   constructor(cause) {
     super(`Python could not start: ${cause.message || cause}`);
     this.name = "StartFailed";
@@ -17,28 +42,45 @@ export class StartFailed extends Error {
 
 /** Raised to callers whose request was cut short by a restart. */
 export class RuntimeRestarted extends Error {
+  /** @param {string} reason */
   constructor(reason) {
     super(reason);
     this.name = "RuntimeRestarted";
   }
 }
 
+/**
+ * Python for the page: a worker that boots Pyodide and answers requests. It dispatches "state" events (detail:
+ * { state, ...detail }: "off", "starting", "ready", "running" or "failed") and "restarted" ones (detail: { reason }).
+ */
 export class Runtime extends EventTarget {
+  /** @param {string} workerUrl */
   constructor(workerUrl) {
     super();
     this.workerUrl = workerUrl;
+    /** @type {Worker | null} */
+    this.worker = null;
     this.nextId = 1;
+    /** @type {Map<number, Pending>} */
     this.pending = new Map();
     this.state = "off";
+    /** @type {Record<string, any>} */
     this.stateDetail = {};
     const isolated = typeof SharedArrayBuffer !== "undefined" && self.crossOriginIsolated;
     this.interrupts = isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
     this.input = isolated ? new SharedArrayBuffer(INPUT.TEXT_AT + INPUT.BYTES) : null;
+    /** @type {number | null} */
     this.asking = null; // the request whose input() waits for the learner
+    /** @type {Promise<BootInfo> | null} */
     this.ready = null;
+    /** @type {number | null} */
     this.bootSeconds = null;
+    /** @type {BootInfo | null} */
     this.bootInfo = null; // what the last boot answered: { seconds, phases, start, fallback, ... }
+    /** @type {SnapshotUse} */
     this.snapshot = "use"; // how the next boot uses the stored memory snapshot: use, none, off, drop (worker.js)
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.snapshotWatch = undefined;
   }
 
   /** True when Stop can interrupt Python in place (the page is cross-origin isolated). */
@@ -46,13 +88,21 @@ export class Runtime extends EventTarget {
     return this.interrupts !== null;
   }
 
+  /**
+   * @param {string} state
+   * @param {Record<string, any>} [detail]
+   */
   setState(state, detail = {}) {
     this.state = state;
     this.stateDetail = detail; // for page code that starts watching later (a download's progress so far)
     this.dispatchEvent(new CustomEvent("state", { detail: { state, ...detail } }));
   }
 
-  /** Start the worker and boot Python; resolves when Python is ready. After a failed start, starts again. */
+  /**
+   * Start the worker and boot Python; resolves when Python is ready. After a failed start, starts again.
+   *
+   * @returns {Promise<BootInfo>}
+   */
   start() {
     if (this.ready && this.state !== "failed") return this.ready;
     this.worker?.terminate();
@@ -64,28 +114,36 @@ export class Runtime extends EventTarget {
       event.preventDefault?.();
       this.restart("Python stopped unexpectedly");
     };
+    /** @param {Record<string, any>} progress */
     const onProgress = (progress) => {
       if (progress.phase === "restoring") this.watchSnapshotStart();
       if (this.state === "starting") this.setState("starting", progress);
     };
-    const boot = this.send(REQUEST.BOOT, { interruptBuffer: this.interrupts, inputBuffer: this.input, snapshot: this.snapshot }, onProgress);
-    this.ready = withTimeout(boot, BOOT_TIMEOUT_MS, "its start took more than two minutes").then((info) => {
-      clearTimeout(this.snapshotWatch);
-      this.bootSeconds = info.seconds;
-      this.bootInfo = info;
-      if (this.snapshot === "drop") this.snapshot = "use"; // a new snapshot may be made now
-      this.setState("ready", info);
-      return info;
-    }, (error) => {
-      clearTimeout(this.snapshotWatch);
-      if (error instanceof RuntimeRestarted) throw error;
-      if (this.snapshot !== "use" || error.kind === "download") throw new StartFailed(error);
-      // Whatever went wrong, one more try without the snapshot (the worker already falls back to a
-      // normal start by itself; this covers a worker that could not even do that).
-      this.snapshot = "drop";
-      this.restart("Python failed to start from its snapshot");
-      return this.ready;
-    });
+    const boot = this.send(
+      REQUEST.BOOT,
+      { interruptBuffer: this.interrupts, inputBuffer: this.input, snapshot: this.snapshot },
+      onProgress,
+    );
+    this.ready = withTimeout(boot, BOOT_TIMEOUT_MS, "its start took more than two minutes").then(
+      (info) => {
+        clearTimeout(this.snapshotWatch);
+        this.bootSeconds = info.seconds;
+        this.bootInfo = info;
+        if (this.snapshot === "drop") this.snapshot = "use"; // a new snapshot may be made now
+        this.setState("ready", info);
+        return info;
+      },
+      (error) => {
+        clearTimeout(this.snapshotWatch);
+        if (error instanceof RuntimeRestarted) throw error;
+        if (this.snapshot !== "use" || error.kind === "download") throw new StartFailed(error);
+        // Whatever went wrong, one more try without the snapshot (the worker already falls back to a
+        // normal start by itself; this covers a worker that could not even do that).
+        this.snapshot = "drop";
+        this.restart("Python failed to start from its snapshot");
+        return this.ready;
+      },
+    );
     this.ready.catch((error) => {
       if (!(error instanceof RuntimeRestarted)) this.setState("failed", { error: String(error.message || error) });
     });
@@ -109,31 +167,52 @@ export class Runtime extends EventTarget {
   async makeSnapshot() {
     const worker = new Worker(this.workerUrl, { type: "module" });
     try {
-      return await withTimeout(new Promise((resolve, reject) => {
-        worker.onmessage = ({ data }) => {
-          if (data.progress) return;
-          if (data.ok) resolve(data.result);
-          else reject(new Error(data.error));
-        };
-        worker.onerror = (event) => {
-          event.preventDefault?.();
-          reject(new Error(event.message || "the snapshot worker failed"));
-        };
-        worker.postMessage({ id: 1, type: REQUEST.BOOT, payload: { interruptBuffer: null, snapshot: "make" } });
-      }), BOOT_TIMEOUT_MS, "making the snapshot took too long");
+      return await withTimeout(
+        new Promise((resolve, reject) => {
+          worker.onmessage = ({ data }) => {
+            if (data.progress) return;
+            if (data.ok) resolve(data.result);
+            else reject(new Error(data.error));
+          };
+          worker.onerror = (event) => {
+            event.preventDefault?.();
+            reject(new Error(event.message || "the snapshot worker failed"));
+          };
+          worker.postMessage({ id: 1, type: REQUEST.BOOT, payload: { interruptBuffer: null, snapshot: "make" } });
+        }),
+        BOOT_TIMEOUT_MS,
+        "making the snapshot took too long",
+      );
     } finally {
       worker.terminate();
     }
   }
 
+  /**
+   * Post a request to the worker; resolves with its answer.
+   *
+   * @param {string} type  one of REQUEST's
+   * @param {object} payload
+   * @param {((progress: any) => void) | null} [onProgress]
+   * @param {Asker | null} [onAsk]
+   * @returns {Promise<any>}
+   */
   send(type, payload, onProgress = null, onAsk = null) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, type, onProgress, onAsk });
-      this.worker.postMessage({ id, type, payload });
+      /** @type {Worker} */ (this.worker).postMessage({ id, type, payload });
     });
   }
 
+  /**
+   * Take a message from the worker: an answer, a failure, progress or an input() prompt (protocol.js).
+   *
+   * @param {{
+   *   id: number, ok?: boolean, result?: any, error?: string, kind?: string, fatal?: boolean, progress?: any,
+   *   ask?: string,
+   * }} message
+   */
   settle({ id, ok, result, error, kind, fatal, progress, ask }) {
     const waiting = this.pending.get(id);
     if (!waiting) return;
@@ -156,11 +235,17 @@ export class Runtime extends EventTarget {
     if (!fatal && this.state === "running" && !this.hasWork()) this.setState("ready");
   }
 
+  /** True while a request other than the boot waits for its answer. */
   hasWork() {
     return [...this.pending.values()].some((item) => item.type !== REQUEST.BOOT);
   }
 
-  /** Give a waiting input() its answer (a string), or cancel it (null). */
+  /**
+   * Give a waiting input() its answer (a string), or cancel it (null).
+   *
+   * @param {number} id  the request whose input() waits
+   * @param {string | null} text
+   */
   answer(id, text) {
     if (this.asking !== id || !this.input) return;
     this.asking = null;
@@ -174,7 +259,14 @@ export class Runtime extends EventTarget {
     Atomics.notify(state, INPUT.STATE);
   }
 
-  /** Send a request once Python is ready; the page shows "running" until it settles. */
+  /**
+   * Send a request once Python is ready; the page shows "running" until it settles.
+   *
+   * @param {string} type  one of REQUEST's
+   * @param {object} payload
+   * @param {{ onProgress?: ((progress: any) => void) | null, onAsk?: Asker | null }} [handlers]
+   * @returns {Promise<any>}
+   */
   async request(type, payload, { onProgress = null, onAsk = null } = {}) {
     await this.start();
     if (this.interrupts) this.interrupts[0] = 0;
@@ -185,37 +277,71 @@ export class Runtime extends EventTarget {
   /**
    * Run an example cell: payload { page, lab, exact, pieces, code }. onProgress gets items drawn while
    * it runs; onAsk(prompt) answers its input() with a promise of a string (or null to cancel).
+   *
+   * @param {Work & { page: string, lab: string, code: string, room: number }} payload
+   * @param {((item: OutputItem) => void) | null} [onProgress]
+   * @param {Asker | null} [onAsk]
+   * @returns {Promise<import("./protocol.js").RunAnswer>}
    */
   run(payload, onProgress = null, onAsk = null) {
     return this.request(REQUEST.RUN, payload, { onProgress, onAsk });
   }
 
-  /** Run a lesson's checks: payload { lab, pieces }. */
+  /**
+   * Run a lesson's checks: payload { lab, exact, pieces }.
+   *
+   * @param {Work & { lab: string }} payload
+   * @returns {Promise<import("./protocol.js").CheckReport>}
+   */
   check(payload) {
     return this.request(REQUEST.CHECK, payload);
   }
 
-  /** The learner's files as a lab starts: payload { lab, exact, pieces }. */
+  /**
+   * The learner's files as a lab starts: payload { lab, exact, pieces }.
+   *
+   * @param {Work & { lab: string }} payload
+   * @returns {Promise<import("./protocol.js").ModuleAnswer>}
+   */
   module(payload) {
     return this.request(REQUEST.MODULE, payload);
   }
 
-  /** The finished pieces to load for a lab's earlier gaps: payload { lab, exact, pieces, replace_own }. */
+  /**
+   * The finished pieces to load for a lab's earlier gaps: payload { lab, exact, pieces, replace_own }.
+   *
+   * @param {Work & { lab: string, replace_own: boolean }} payload
+   * @returns {Promise<import("./protocol.js").EarlierAnswer>}
+   */
   earlier(payload) {
     return this.request(REQUEST.EARLIER, payload);
   }
 
-  /** What the notebook changed in the learner's files, gap by gap: payload { before, now: {file: source} }. */
+  /**
+   * What the notebook changed in the learner's files, gap by gap: payload { before, now: {file: source} }.
+   *
+   * @param {{ before: Record<string, string>, now: Record<string, string> }} payload
+   * @returns {Promise<import("./protocol.js").EditsAnswer>}
+   */
   edits(payload) {
     return this.request(REQUEST.EDITS, payload);
   }
 
-  /** True when a request failed because Python was restarted under it (the learner's code is safe). */
+  /**
+   * True when a request failed because Python was restarted under it (the learner's code is safe).
+   *
+   * @param {unknown} error
+   * @returns {error is RuntimeRestarted}
+   */
   wasRestarted(error) {
     return error instanceof RuntimeRestarted;
   }
 
-  /** Stop whatever runs: interrupt it if possible, otherwise (or if that fails) restart Python. */
+  /**
+   * Stop whatever runs: interrupt it if possible, otherwise (or if that fails) restart Python.
+   *
+   * @returns {Promise<"idle" | "interrupted" | "restarted">}
+   */
   async stop() {
     if (!this.hasWork()) return "idle";
     const settled = new Promise((resolve) => {
@@ -234,7 +360,11 @@ export class Runtime extends EventTarget {
     return "restarted";
   }
 
-  /** Replace the worker with a fresh one; every waiting request is rejected with RuntimeRestarted. */
+  /**
+   * Replace the worker with a fresh one; every waiting request is rejected with RuntimeRestarted.
+   *
+   * @param {string} reason
+   */
   restart(reason) {
     clearTimeout(this.snapshotWatch);
     if (this.worker) this.worker.terminate();
@@ -248,10 +378,23 @@ export class Runtime extends EventTarget {
   }
 }
 
+/**
+ * @param {number} ms
+ * @returns {Promise<void>}
+ */
 function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * The promise, or a failure with ``message`` if it takes more than ``ms``.
+ *
+ * @template T
+ * @param {Promise<T>} promise
+ * @param {number} ms
+ * @param {string} message
+ * @returns {Promise<T>}
+ */
 function withTimeout(promise, ms, message) {
   return Promise.race([promise, sleep(ms).then(() => Promise.reject(new Error(message)))]);
 }

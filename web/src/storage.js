@@ -1,3 +1,4 @@
+// @ts-check
 // The learner's work in the browser's localStorage: pieces per gap id, answers, progress.
 //
 // Every piece is stored with the course version it was written under, so a new version of the
@@ -12,41 +13,98 @@
 // The state also keeps the learner's seed (see order.js): made once, the first time a question is
 // shown, it gives this learner their own order of every question's options, on the page and in the
 // notebook. A state saved before seeds existed reads as it was, and gets one.
-import { SEED_PATTERN, newSeed } from "./order.js";
+import { newSeed, SEED_PATTERN } from "./order.js";
 
 const KEY = "ember:v1";
 const ASIDE = "ember:unreadable";
 const EVENT = "ember:storage";
 
+/**
+ * A gap's piece: its code, the course version it was written under, when it was saved, and whether it is the
+ * exact text typed (older versions saved dedented bodies).
+ * @typedef {{ code: string, version?: string, saved?: number, exact?: boolean }} Piece
+ *
+ * A question's saved answer: the last option picked and whether it was right; everCorrect: picked right before
+ * the answer was shown; tried: the wrong options picked; revealed: the learner asked for the answer.
+ * @typedef {{ option: string, correct: boolean, everCorrect?: boolean, tried?: string[], revealed?: boolean }} Answer
+ *
+ * A lesson's last check run: how many claims held, of how many, and when.
+ * @typedef {{ passed: number, total: number, done: boolean, at?: number }} Progress
+ *
+ * Everything stored: pieces by gap id, answers by question id, progress by lesson id, the last lesson visited,
+ * and the learner's seed.
+ * @typedef {{
+ *   pieces: Record<string, Piece>, answers: Record<string, Answer>, progress: Record<string, Progress>,
+ *   last: string | null, seed: string | null,
+ * }} State
+ *
+ * The learner's work as requests carry it: exact texts, and older dedented bodies, by gap id.
+ * @typedef {{ exact: Record<string, string>, pieces: Record<string, string> }} Work
+ *
+ * What is wrong with storage, and what it concerns.
+ * @typedef {{ kind: "unreadable" | "unavailable" | "full", detail?: unknown }} StorageProblem
+ */
+
+/** @type {State | null} */
 let memory = null; // the state, when the browser cannot store it
+/** @type {Map<StorageProblem["kind"], StorageProblem>} */
 const issues = new Map(); // problem kind -> { kind, detail }
+/** @type {{ raw: string | null | undefined, state: State | null }} */
 let cache = { raw: undefined, state: null };
 
+/** @returns {State} */
 function empty() {
   return { pieces: {}, answers: {}, progress: {}, last: null, seed: null };
 }
 
-const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+/**
+ * @param {unknown} value
+ * @returns {value is Record<string, any>}
+ */
+function isObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+/** @type {(value: any) => boolean} */
 const isCount = (value) => Number.isInteger(value) && value >= 0;
+/** @type {(value: unknown) => boolean} */
 const isTime = (value) => value === undefined || (typeof value === "number" && Number.isFinite(value));
+/** @type {(value: unknown) => boolean} */
 const isIds = (value) => value === undefined || (Array.isArray(value) && value.every((id) => typeof id === "string"));
 
+/** @type {Record<"pieces" | "answers" | "progress", (entry: unknown) => boolean>} */
 const VALID = {
-  pieces: (entry) => isObject(entry) && typeof entry.code === "string" && isTime(entry.saved)
-    && (entry.version === undefined || typeof entry.version === "string")
-    && (entry.exact === undefined || typeof entry.exact === "boolean"),
+  pieces: (entry) =>
+    isObject(entry) &&
+    typeof entry.code === "string" &&
+    isTime(entry.saved) &&
+    (entry.version === undefined || typeof entry.version === "string") &&
+    (entry.exact === undefined || typeof entry.exact === "boolean"),
   // option: the last one picked; everCorrect: picked right before the answer was shown; tried: the
   // wrong options picked; revealed: the learner asked for the answer. The last two are newer.
-  answers: (entry) => isObject(entry) && typeof entry.option === "string" && typeof entry.correct === "boolean"
-    && (entry.everCorrect === undefined || typeof entry.everCorrect === "boolean")
-    && isIds(entry.tried) && (entry.revealed === undefined || typeof entry.revealed === "boolean"),
-  progress: (entry) => isObject(entry) && isCount(entry.passed) && isCount(entry.total)
-    && typeof entry.done === "boolean" && isTime(entry.at),
+  answers: (entry) =>
+    isObject(entry) &&
+    typeof entry.option === "string" &&
+    typeof entry.correct === "boolean" &&
+    (entry.everCorrect === undefined || typeof entry.everCorrect === "boolean") &&
+    isIds(entry.tried) &&
+    (entry.revealed === undefined || typeof entry.revealed === "boolean"),
+  progress: (entry) =>
+    isObject(entry) &&
+    isCount(entry.passed) &&
+    isCount(entry.total) &&
+    typeof entry.done === "boolean" &&
+    isTime(entry.at),
 };
 
-/** Check saved data field by field: answer the readable state and a list of what could not be read. */
+/**
+ * Check saved data field by field: answer the readable state and a list of what could not be read.
+ *
+ * @param {string | null | undefined} raw
+ * @returns {{ state: State, unreadable: string[] }}
+ */
 export function validate(raw) {
   const state = empty();
+  /** @type {string[]} */
   const unreadable = [];
   if (raw === null || raw === undefined) return { state, unreadable };
   let saved;
@@ -56,7 +114,8 @@ export function validate(raw) {
     return { state, unreadable: ["the saved data is not valid JSON"] };
   }
   if (!isObject(saved)) return { state, unreadable: ["the saved data is not an object"] };
-  for (const [field, valid] of Object.entries(VALID)) {
+  const fields = /** @type {[keyof typeof VALID, (entry: unknown) => boolean][]} */ (Object.entries(VALID));
+  for (const [field, valid] of fields) {
     if (saved[field] === undefined) continue;
     if (!isObject(saved[field])) {
       unreadable.push(`"${field}" is not a table`);
@@ -74,6 +133,10 @@ export function validate(raw) {
   return { state, unreadable };
 }
 
+/**
+ * @param {StorageProblem["kind"]} kind
+ * @param {unknown} [detail]
+ */
 function note(kind, detail) {
   if (!issues.has(kind)) {
     issues.set(kind, { kind, detail });
@@ -81,6 +144,7 @@ function note(kind, detail) {
   }
 }
 
+/** @returns {Storage | null} */
 function backend() {
   if (memory) return null;
   try {
@@ -90,12 +154,23 @@ function backend() {
   }
 }
 
+/**
+ * @param {State} state
+ * @param {StorageProblem["kind"]} kind
+ * @param {unknown} [detail]
+ */
 function toMemory(state, kind, detail) {
   memory = state;
   note(kind, detail);
 }
 
-/** Keep unreadable saved data aside, once per distinct content; it is never thrown away. */
+/**
+ * Keep unreadable saved data aside, once per distinct content; it is never thrown away.
+ *
+ * @param {Storage} store
+ * @param {string | null} raw
+ * @param {string[]} unreadable
+ */
 function keepAside(store, raw, unreadable) {
   let aside = [];
   try {
@@ -108,19 +183,22 @@ function keepAside(store, raw, unreadable) {
   store.setItem(ASIDE, JSON.stringify(aside));
 }
 
+/** @returns {State} */
 function read() {
   if (memory) return memory;
   const store = backend();
   if (!store) {
-    toMemory(empty(), "unavailable");
-    return memory;
+    const state = empty();
+    toMemory(state, "unavailable");
+    return state;
   }
   let raw;
   try {
     raw = store.getItem(KEY);
   } catch {
-    toMemory(empty(), "unavailable");
-    return memory;
+    const state = empty();
+    toMemory(state, "unavailable");
+    return state;
   }
   if (raw === cache.raw && cache.state) return structuredClone(cache.state);
   const { state, unreadable } = validate(raw);
@@ -138,6 +216,7 @@ function read() {
   return state;
 }
 
+/** @param {State} state */
 function write(state) {
   if (memory) {
     memory = state;
@@ -145,6 +224,7 @@ function write(state) {
   }
   const store = backend();
   try {
+    if (!store) throw new Error("storage is blocked");
     const raw = JSON.stringify(state);
     store.setItem(KEY, raw);
     cache = { raw, state: structuredClone(state) };
@@ -153,6 +233,7 @@ function write(state) {
   }
 }
 
+/** @param {(state: State) => void} change */
 function update(change) {
   const state = read();
   change(state);
@@ -160,19 +241,33 @@ function update(change) {
   window.dispatchEvent(new CustomEvent(EVENT));
 }
 
-/** The learner's work as requests carry it: { exact: {gap: text}, pieces: {gap: older dedented body} }. */
+/**
+ * The learner's work as requests carry it: { exact: {gap: text}, pieces: {gap: older dedented body} }.
+ *
+ * @returns {Work}
+ */
 export function work() {
+  /** @type {Work} */
   const result = { exact: {}, pieces: {} };
   for (const [gap, entry] of Object.entries(read().pieces)) result[entry.exact ? "exact" : "pieces"][gap] = entry.code;
   return result;
 }
 
-/** The learner's exact text of each gap they wrote in the editor. */
+/**
+ * The learner's exact text of each gap they wrote in the editor.
+ *
+ * @returns {Record<string, string>}
+ */
 export function exactTexts() {
   return work().exact;
 }
 
-/** Save exact texts ({gap: text}); null for a gap forgets its piece. */
+/**
+ * Save exact texts ({gap: text}); null for a gap forgets its piece.
+ *
+ * @param {Record<string, string | null>} changes
+ * @param {string} version  the course's version
+ */
 export function saveExact(changes, version) {
   update((state) => {
     for (const [gap, code] of Object.entries(changes)) {
@@ -182,7 +277,11 @@ export function saveExact(changes, version) {
   });
 }
 
-/** Replace older pieces by the exact texts Python made of them ({gap: text}), keeping their versions. */
+/**
+ * Replace older pieces by the exact texts Python made of them ({gap: text}), keeping their versions.
+ *
+ * @param {Record<string, string>} texts
+ */
 export function adoptExact(texts) {
   const older = work().pieces;
   const changes = Object.entries(texts).filter(([gap]) => gap in older);
@@ -192,11 +291,21 @@ export function adoptExact(texts) {
   });
 }
 
+/**
+ * The saved answers, by question id ("L10.bfs").
+ *
+ * @returns {Record<string, Answer>}
+ */
 export function answers() {
   return read().answers;
 }
 
-/** Where the learner is with a saved answer: "right", "revealed" (shown the answer first), "tried" or "new". */
+/**
+ * Where the learner is with a saved answer: "right", "revealed" (shown the answer first), "tried" or "new".
+ *
+ * @param {Answer | undefined} entry
+ * @returns {"right" | "revealed" | "tried" | "new"}
+ */
 export function questionStatus(entry) {
   if (!entry) return "new";
   if (entry.everCorrect || (entry.correct && !entry.revealed && entry.tried === undefined)) return "right";
@@ -204,36 +313,63 @@ export function questionStatus(entry) {
   return "tried";
 }
 
-/** The wrong options a saved answer has tried (an answer saved before tries were kept: its one wrong pick). */
+/**
+ * The wrong options a saved answer has tried (an answer saved before tries were kept: its one wrong pick).
+ *
+ * @param {Answer | undefined} entry
+ * @returns {string[]}
+ */
 export function triedOptions(entry) {
   if (!entry) return [];
   if (entry.tried) return entry.tried;
   return entry.correct ? [] : [entry.option];
 }
 
-/** Record a pick: the option, whether it is right; a wrong one joins the tried ones. */
+/**
+ * Record a pick: the option, whether it is right; a wrong one joins the tried ones.
+ *
+ * @param {string} question  its id, "L10.bfs"
+ * @param {string} option  the option's id
+ * @param {boolean} correct
+ */
 export function saveAnswer(question, option, correct) {
   update((state) => {
     const before = state.answers[question];
     const tried = triedOptions(before);
     const revealed = Boolean(before?.revealed);
     state.answers[question] = {
-      option, correct, everCorrect: questionStatus(before) === "right" || (correct && !revealed),
-      tried: correct || tried.includes(option) ? tried : [...tried, option], revealed,
+      option,
+      correct,
+      everCorrect: questionStatus(before) === "right" || (correct && !revealed),
+      tried: correct || tried.includes(option) ? tried : [...tried, option],
+      revealed,
     };
   });
 }
 
-/** Record that the learner asked for the answer (after at least one pick). */
+/**
+ * Record that the learner asked for the answer (after at least one pick).
+ *
+ * @param {string} question  its id, "L10.bfs"
+ */
 export function saveRevealed(question) {
   update((state) => {
     const before = state.answers[question];
     if (!before) return;
-    state.answers[question] = { ...before, everCorrect: questionStatus(before) === "right", tried: triedOptions(before), revealed: true };
+    state.answers[question] = {
+      ...before,
+      everCorrect: questionStatus(before) === "right",
+      tried: triedOptions(before),
+      revealed: true,
+    };
   });
 }
 
-/** The learner's seed for the order of options: made and kept the first time it is asked for. */
+/**
+ * The learner's seed for the order of options: made and kept the first time it is asked for.
+ *
+ * @returns {string}
+ */
 export function learnerSeed() {
   const state = read();
   if (!state.seed) {
@@ -243,21 +379,42 @@ export function learnerSeed() {
   return state.seed;
 }
 
+/**
+ * Each lesson's last check run, by lesson id.
+ *
+ * @returns {Record<string, Progress>}
+ */
 export function progress() {
   return read().progress;
 }
 
-/** Record a lesson's last check run: how many claims held. */
+/**
+ * Record a lesson's last check run: how many claims held.
+ *
+ * @param {string} lesson  its id, "L10"
+ * @param {number} passed
+ * @param {number} total
+ */
 export function saveProgress(lesson, passed, total) {
   update((state) => {
     state.progress[lesson] = { passed, total, done: passed === total && total > 0, at: Date.now() };
   });
 }
 
+/**
+ * The lesson the learner visited last, if any.
+ *
+ * @returns {string | null}
+ */
 export function lastLesson() {
   return read().last;
 }
 
+/**
+ * Note a visit to a lesson: it becomes the last one, and has progress from now on.
+ *
+ * @param {string} lesson  its id, "L10"
+ */
 export function visit(lesson) {
   update((state) => {
     state.last = lesson;
@@ -265,6 +422,7 @@ export function visit(lesson) {
   });
 }
 
+/** @returns {any[]} what was kept aside, as stored */
 function asideEntries() {
   try {
     const aside = JSON.parse(backend()?.getItem(ASIDE) || "[]");
@@ -277,6 +435,8 @@ function asideEntries() {
 /**
  * What is wrong with storage: [{ kind: "unreadable" | "unavailable" | "full", detail }]. Data kept
  * aside stays a problem, visit after visit, until the learner has seen the note (`acknowledgeAside`).
+ *
+ * @returns {StorageProblem[]}
  */
 export function problems() {
   read();
@@ -296,7 +456,11 @@ export function acknowledgeAside() {
   }
 }
 
-/** Everything kept aside as unreadable, as text to download (null when there is none). */
+/**
+ * Everything kept aside as unreadable, as text to download (null when there is none).
+ *
+ * @returns {string | null}
+ */
 export function asideText() {
   try {
     return backend()?.getItem(ASIDE) ?? null;
@@ -305,7 +469,11 @@ export function asideText() {
   }
 }
 
-/** The whole saved state as JSON text (for a learner whose browser cannot keep it). */
+/**
+ * The whole saved state as JSON text (for a learner whose browser cannot keep it).
+ *
+ * @returns {string}
+ */
 export function stateText() {
   return JSON.stringify(read(), null, 2);
 }
@@ -324,4 +492,5 @@ export function resetAll() {
   window.dispatchEvent(new CustomEvent(EVENT));
 }
 
+/** The window's event for every change of the saved work (detail.problem when storage has a new problem). */
 export const STORAGE_EVENT = EVENT;

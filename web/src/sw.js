@@ -35,10 +35,12 @@ self.addEventListener("install", (event) => {
 });
 
 self.addEventListener("activate", (event) => {
-  event.waitUntil((async () => {
-    for (const name of await olderCaches()) await caches.delete(name);
-    await self.clients.claim();
-  })());
+  event.waitUntil(
+    (async () => {
+      for (const name of await olderCaches()) await caches.delete(name);
+      await self.clients.claim();
+    })(),
+  );
 });
 
 self.addEventListener("message", (event) => {
@@ -107,7 +109,10 @@ async function tell(message) {
 
 /** Save every file of this version once; concurrent callers share the same run. */
 function fill() {
-  if (!filling) filling = fillCache().finally(() => { filling = null; });
+  if (!filling)
+    filling = fillCache().finally(() => {
+      filling = null;
+    });
   return filling;
 }
 
@@ -124,7 +129,7 @@ async function fillCache() {
     const url = new URL(file.path, root).href;
     if (hashes[file.path] !== file.hash || !(await cache.match(url))) {
       const same = older.find((entry) => entry.hashes[file.path] === file.hash);
-      const response = (same && await same.cache.match(url)) || await fetch(url, { cache: "no-cache" });
+      const response = (same && (await same.cache.match(url))) || (await fetch(url, { cache: "no-cache" }));
       if (!response.ok) throw new Error(`${file.path}: HTTP ${response.status}`);
       await cache.put(url, response);
       hashes[file.path] = file.hash;

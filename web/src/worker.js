@@ -1,12 +1,13 @@
 // Python in a module worker: boots Pyodide from same-origin files and answers the page's requests.
 // Requests and replies follow web/src/protocol.js; Python never runs on the page's main thread.
-import { loadPyodide } from "./pyodide/pyodide.mjs";
 
-import { DownloadFailed, bootDownloads, quietAboutFailedDownloads, urlOf } from "./downloads.js";
-import { INPUT, REQUEST, bootFromName } from "./protocol.js";
-import { OPEN_SESSION, PREPARE_SNAPSHOT, importCourse } from "./python-start.js";
+import { bootDownloads, DownloadFailed, quietAboutFailedDownloads, urlOf } from "./downloads.js";
+import { bootFromName, INPUT, REQUEST } from "./protocol.js";
+import { loadPyodide } from "./pyodide/pyodide.mjs";
+import { startSteps } from "./python-start.js";
 import { dropSnapshot, readSnapshot, storedKey, writeSnapshot } from "./snapshot.js";
 import { unpackZip } from "./unzip.js";
+import WORKER_START from "./worker_start.py"; // as text (web/build.mjs)
 
 const base = new URL("./", import.meta.url);
 let pyodide = null;
@@ -39,7 +40,9 @@ async function boot(snapshot, id, buffers) {
   // The manifest, the wheels and the course's Python download while Pyodide starts. Each is awaited
   // where it is needed; a boot that fails before that must not leave them as uncaught errors.
   const downloads = bootDownloads(self.fetch);
-  const manifest = downloads.read(new URL("manifest.json", base).href).then((bytes) => JSON.parse(new TextDecoder().decode(bytes)));
+  const manifest = downloads
+    .read(new URL("manifest.json", base).href)
+    .then((bytes) => JSON.parse(new TextDecoder().decode(bytes)));
   const stopMeter = meterDownloads(manifest, tell, downloads.fetch);
   const unwatch = downloads.watch();
   const download = (path) => downloads.read(new URL(path, base).href, (url) => self.fetch(url)); // counted
@@ -49,7 +52,10 @@ async function boot(snapshot, id, buffers) {
   const keyed = snapshot === "use" ? storedKey().catch(() => null) : null; // while the manifest comes
   const keyOf = (info) => `${info.pyodide}/${info.version}/${SNAPSHOT_FORMAT}`;
 
-  /** Start Python (from `stored`, a promise of snapshot bytes, or normally), unpack the course's files, open the session. */
+  /**
+   * Start Python (from `stored`, a promise of snapshot bytes, or normally), unpack the course's files, open the
+   * session.
+   */
   async function open(stored) {
     // The standard library with its modules a start imports already compiled (scripts/build_site.py).
     const options = { indexURL: new URL("pyodide/", base).href, stdLibURL: new URL("py/stdlib.zip", base).href };
@@ -81,15 +87,19 @@ async function boot(snapshot, id, buffers) {
     const { folder } = await manifest;
     unpackZip(pyodide.FS, new Uint8Array(await archive), folder);
     mark("files");
-    if (!stored) pyodide.runPython(importCourse(folder));
-    mark("imports");
-    if (snapshot === "make") {
-      pyodide.runPython(PREPARE_SNAPSHOT);
-      mark("prepared");
-      return null;
+    const steps = startSteps(pyodide, WORKER_START);
+    try {
+      if (!stored) steps.importCourse(folder);
+      mark("imports");
+      if (snapshot === "make") {
+        steps.prepareSnapshot();
+        mark("prepared");
+        return null;
+      }
+      session = steps.openSession();
+    } finally {
+      steps.destroy(); // before a snapshot is made: it holds nothing of the start's
     }
-    pyodide.runPython(OPEN_SESSION);
-    session = pyodide.globals.get("_ember_session");
     if (interruptBuffer) watchThroughInterrupts(pyodide, interruptBuffer);
     mark("session");
     return session;
@@ -105,16 +115,20 @@ async function boot(snapshot, id, buffers) {
       fallback = "the start from the stored snapshot did not finish";
     }
     const key = keyed ? keyOf(await manifest) : null; // without one to look for, Pyodide starts at once
-    if (keyed && (await keyed) === key) { // another version's snapshot is no use
+    if (keyed && (await keyed) === key) {
+      // another version's snapshot is no use
       tell({ phase: "restoring" }); // the page watches that this start finishes (damaged memory may hang)
       // Pyodide reads the bytes while it fetches and compiles its wasm: hand it the promise.
-      const bytes = readSnapshot(key).then((read) => { mark("snapshot read"); return read; });
+      const bytes = readSnapshot(key).then((read) => {
+        mark("snapshot read");
+        return read;
+      });
       try {
         await open(bytes);
         start = "snapshot";
       } catch (error) {
         if (error instanceof DownloadFailed) throw error; // the network's fault: the snapshot is kept
-        fallback = String(error && error.message ? error.message : error).split("\n")[0];
+        fallback = String(error?.message ? error.message : error).split("\n")[0];
         pyodide = session = null;
         await dropSnapshot().catch(() => null);
       }
@@ -132,8 +146,15 @@ async function boot(snapshot, id, buffers) {
     unwatch();
   }
   const { version } = await manifest;
-  return { seconds: (performance.now() - started) / 1000, phases, version, python: pyodide.version,
-           start: fallback ? "fallback" : start, fallback, snapshotBytes };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    phases,
+    version,
+    python: pyodide.version,
+    start: fallback ? "fallback" : start,
+    fallback,
+    snapshotBytes,
+  };
 }
 
 /**
@@ -156,13 +177,16 @@ function meterDownloads(manifest, tell, fetcher) {
     told = performance.now();
     const total = sizes.reduce((sum, [, size]) => sum + size, 0);
     const loaded = sizes.reduce((sum, [url, size]) => sum + Math.min(counted.get(url) || 0, size), 0);
-    if (loaded >= total) tell({ phase: "starting" }); // every file is in: the rest is Python's start
+    if (loaded >= total)
+      tell({ phase: "starting" }); // every file is in: the rest is Python's start
     else tell({ phase: "downloading", loaded, total });
   };
-  manifest.then((info) => {
-    sizes = Object.entries(info.sizes || {}).map(([path, size]) => [new URL(path, base).href, size]);
-    report(true); // what came before the manifest
-  }).catch(() => null);
+  manifest
+    .then((info) => {
+      sizes = Object.entries(info.sizes || {}).map(([path, size]) => [new URL(path, base).href, size]);
+      report(true); // what came before the manifest
+    })
+    .catch(() => null);
   const isWasm = (url) => new URL(url).pathname.endsWith(".wasm");
   const whole = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
@@ -189,7 +213,8 @@ function meterDownloads(manifest, tell, fetcher) {
     }
     return response;
   };
-  return () => { // nothing is reported after the boot's answer
+  return () => {
+    // nothing is reported after the boot's answer
     stopped = true;
     whole.disconnect();
     self.fetch = plain;
@@ -241,7 +266,7 @@ const ask = (type) => async (payload, id) => {
   return JSON.parse(session.handle(type, JSON.stringify(payload), live, type === REQUEST.RUN ? asker(id) : undefined));
 };
 
-/** False once Pyodide has suffered a fatal error (e.g. the JavaScript stack overflowed): it answers nothing after that. */
+/** False once Pyodide has suffered a fatal error (e.g. the JavaScript stack overflowed): it answers nothing then. */
 function alive() {
   try {
     pyodide.runPython("None");
@@ -256,7 +281,15 @@ quietAboutFailedDownloads();
 // A boot named in the worker's name starts now; its request brings the buffers and gets its answer.
 const named = bootFromName(self.name);
 let handBuffers = null;
-const namedBoot = named && boot(named.snapshot, named.id, new Promise((resolve) => { handBuffers = resolve; }));
+const namedBoot =
+  named &&
+  boot(
+    named.snapshot,
+    named.id,
+    new Promise((resolve) => {
+      handBuffers = resolve;
+    }),
+  );
 namedBoot?.catch(() => null); // its request reports a failure
 
 /** The boot request: the one the worker's name started, or a boot of its own (the snapshot's worker has no name). */
@@ -271,7 +304,9 @@ function bootRequest({ interruptBuffer = null, inputBuffer: shared = null, snaps
 
 // Boot is the worker's own; every other kind of request goes to the Python session (labs/frontends/session.py's
 // REQUESTS answers the same kinds: tests/test_session.py holds the two lists together).
-const handlers = Object.fromEntries(Object.values(REQUEST).map((type) => [type, type === REQUEST.BOOT ? bootRequest : ask(type)]));
+const handlers = Object.fromEntries(
+  Object.values(REQUEST).map((type) => [type, type === REQUEST.BOOT ? bootRequest : ask(type)]),
+);
 
 self.onmessage = async ({ data }) => {
   const { id, type, payload } = data;
@@ -279,8 +314,14 @@ self.onmessage = async ({ data }) => {
     const result = await handlers[type](payload || {}, id);
     self.postMessage({ id, ok: true, result });
   } catch (error) {
-    const text = String(error && error.message ? error.message : error);
+    const text = String(error?.message ? error.message : error);
     const kind = error instanceof DownloadFailed ? "download" : undefined; // the page does not blame its snapshot
-    self.postMessage({ id, ok: false, error: text.split("\n").slice(-3).join("\n"), kind, fatal: type !== REQUEST.BOOT && !alive() });
+    self.postMessage({
+      id,
+      ok: false,
+      error: text.split("\n").slice(-3).join("\n"),
+      kind,
+      fatal: type !== REQUEST.BOOT && !alive(),
+    });
   }
 };

@@ -1,45 +1,87 @@
+// @ts-check
 // Multiple-choice questions with feedback for every option. They need no Python, so they work
 // from the moment the page is shown; the learner's answers are remembered.
 //
 // Each learner sees the options in an order of their own (order.js, from the seed kept with their
 // saved work). A wrong pick shows that option's feedback only and marks it tried; the learner picks
 // again until they find the right one, which opens the explanation, or asks for the answer.
+
+import { el } from "./dom.js";
+import { splitId } from "./ids.js";
 import { optionOrder } from "./order.js";
-import { el } from "./render.js";
 import * as storage from "./storage.js";
 
-/** Turn every .ember-question placeholder of a page into a question. */
+/**
+ * @typedef {import("./course-data").Course} Course
+ * @typedef {import("./course-data").Question} Question
+ * @typedef {import("./course-data").Option} Option
+ */
+
+/**
+ * The words before an option's feedback once it is picked, as the notebook says them too (labs/course/questions.py;
+ * tests/test_page_seams.py holds the two together).
+ */
+export const VERDICT = Object.freeze({ RIGHT: "Right.", WRONG: "Not quite." });
+
+/**
+ * Turn every .ember-question placeholder of a page into a question.
+ *
+ * @param {ParentNode} root
+ * @param {Course} course
+ */
 export function mountQuestions(root, course) {
-  const holders = root.querySelectorAll(".ember-question");
+  const holders = /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-question"));
   if (!holders.length) return;
   const seed = storage.learnerSeed();
-  holders.forEach((holder) => mountQuestion(holder, course, seed));
+  for (const holder of holders) mountQuestion(holder, course, seed);
 }
 
+/**
+ * One question in its placeholder (data-question: its id, "L10.bfs"), in the order learner ``seed`` sees it.
+ *
+ * @param {HTMLElement} holder
+ * @param {Course} course
+ * @param {string} seed
+ */
 function mountQuestion(holder, course, seed) {
-  const key = holder.dataset.question; // "L10.bfs"
-  const [lessonId, questionId] = key.split(".");
-  const question = course.lessons[lessonId].questions.find((q) => q.id === questionId);
+  const key = /** @type {string} */ (holder.dataset.question); // "L10.bfs"
+  const [lessonId, questionId] = splitId(key);
+  const question = /** @type {Question} */ (course.lessons[lessonId].questions.find((q) => q.id === questionId));
+  /** @type {Map<string, Option>} */
   const byId = new Map(question.options.map((option) => [option.id, option]));
-  const name = `q-${key.replace(".", "-")}`;
+  const name = `q-${lessonId}-${questionId}`;
   const feedback = el("div", { class: "ember-feedback", "aria-live": "polite", tabindex: "-1" });
   const explain = el("p", { class: "ember-explain", hidden: true, text: question.explain });
-  const reveal = el("button", { class: "md-button ember-show-answer", type: "button", hidden: true }, "Show the answer");
+  const reveal = el(
+    "button",
+    { class: "md-button ember-show-answer", type: "button", hidden: true },
+    "Show the answer",
+  );
   const fieldset = el("fieldset", { class: "ember-options" }, el("legend", { text: question.prompt }));
+  /** @type {Map<string, { label: HTMLLabelElement, tag: HTMLSpanElement }>} */
   const labels = new Map();
   // The options go into the page in the learner's order, so the keyboard meets them as the eye does.
   for (const optionId of optionOrder(seed, key, [...byId.keys()])) {
     const input = el("input", { type: "radio", name, value: optionId, id: `${name}-${optionId}` });
     input.addEventListener("change", () => choose(optionId, true));
     const tag = el("span", { class: "ember-tag" });
-    const label = el("label", { for: input.id, class: "ember-option", "data-option": optionId },
-      input, el("span", { class: "ember-option-text", text: byId.get(optionId).text }), tag);
+    const label = el(
+      "label",
+      { for: input.id, class: "ember-option", "data-option": optionId },
+      input,
+      el("span", { class: "ember-option-text", text: byId.get(optionId)?.text }),
+      tag,
+    );
     labels.set(optionId, { label, tag });
     fieldset.append(label);
   }
   holder.replaceChildren(fieldset, feedback, el("div", { class: "ember-toolbar" }, reveal), explain);
 
-  /** Mark the options tried, and the right one once it is known; open the explanation when earned. */
+  /**
+   * Mark the options tried, and the right one once it is known; open the explanation when earned.
+   *
+   * @param {storage.Answer | undefined} entry
+   */
   function draw(entry) {
     const status = storage.questionStatus(entry);
     const tried = storage.triedOptions(entry);
@@ -54,22 +96,42 @@ function mountQuestion(holder, course, seed) {
     reveal.hidden = status !== "tried";
   }
 
+  /**
+   * Show a verdict's words in bold, then the feedback.
+   *
+   * @param {boolean} correct
+   * @param {string} lead
+   * @param {string} words
+   */
   function say(correct, lead, words) {
-    feedback.replaceChildren(el("p", { class: correct ? "ember-right" : "ember-wrong" }, el("strong", { text: lead }), words));
+    feedback.replaceChildren(
+      el("p", { class: correct ? "ember-right" : "ember-wrong" }, el("strong", { text: lead }), words),
+    );
   }
 
+  /**
+   * The learner picked an option (or it was picked before, and ``save`` is false).
+   *
+   * @param {string} optionId
+   * @param {boolean} save
+   */
   function choose(optionId, save) {
     const option = byId.get(optionId);
     if (!option) return;
     const correct = optionId === question.answer;
-    say(correct, correct ? "Right. " : "Not quite. ", option.feedback);
+    say(correct, `${correct ? VERDICT.RIGHT : VERDICT.WRONG} `, option.feedback);
     holder.dataset.answered = correct ? "right" : "wrong";
     if (save) storage.saveAnswer(key, optionId, correct);
     draw(storage.answers()[key]);
   }
 
+  /**
+   * Show the right answer, with its feedback (asked for now, or before, and ``save`` is false).
+   *
+   * @param {boolean} save
+   */
   function showAnswer(save) {
-    const right = byId.get(question.answer);
+    const right = /** @type {Option} */ (byId.get(question.answer));
     say(true, `The answer: ${right.text}. `, right.feedback);
     if (save) storage.saveRevealed(key);
     draw(storage.answers()[key]);
@@ -83,7 +145,9 @@ function mountQuestion(holder, course, seed) {
   const saved = storage.answers()[key];
   draw(saved);
   if (saved) {
-    const input = fieldset.querySelector(`input[value="${CSS.escape(saved.option)}"]`);
+    const input = /** @type {HTMLInputElement | null} */ (
+      fieldset.querySelector(`input[value="${CSS.escape(saved.option)}"]`)
+    );
     if (input) input.checked = true;
     if (saved.revealed && !saved.correct) showAnswer(false);
     else choose(saved.option, false);

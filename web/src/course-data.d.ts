@@ -1,0 +1,48 @@
+// The course's data as the page reads it: assets/gen/course.json, written by labs/frontends/website.py's course_data.
+
+/** One option of a multiple-choice question, and what the learner reads after picking it. */
+export interface Option {
+  id: string;
+  text: string;
+  feedback: string;
+}
+
+/** A multiple-choice question: its options, the id of the right one, and the explanation it opens. */
+export interface Question {
+  id: string;
+  prompt: string;
+  answer: string;
+  explain: string;
+  options: Option[];
+}
+
+/** A lesson: its gaps and claims (checks) by id, its questions, and its page's address (none in preparation). */
+export interface Lesson {
+  id: string;
+  number: number;
+  title: string;
+  question: string;
+  can_now: string;
+  url: string | null;
+  gaps: string[];
+  earlier_gaps: boolean;
+  claims: { key: string; name: string }[];
+  questions: Question[];
+}
+
+/** A gap of the learner's files: the lesson it belongs to, its title, its hints and its file ("scalar.py"). */
+export interface Gap {
+  lesson: string;
+  title: string;
+  hints: string[];
+  file: string;
+}
+
+/** The whole course: its version, the lessons in order and by part, and every lesson and gap by id. */
+export interface Course {
+  version: string;
+  order: string[];
+  parts: { number: number; lessons: string[] }[];
+  lessons: Record<string, Lesson>;
+  gaps: Record<string, Gap>;
+}
