@@ -34,7 +34,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_
 
 from labs.frontends.session import Session
 from scripts.serve import make_server
-from tests.conftest import learner_session
+from tests.pages_kit import learner_session
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "site"

@@ -7,7 +7,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from labs.course.model import load_course
 from labs.course.pages import lesson_page_files
-from tests.test_pages import fences
+from tests.pages_kit import fences
 
 from .learner import (
     BOOT_MS,

@@ -29,9 +29,8 @@ import pytest
 
 from labs.checking.learner import finished_pieces
 from labs.course.gaps import find_gaps, gap_at_line
-from tests.conftest import learner_session
-from tests.test_pages import FENCE
-from tests.test_part2_pages import COURSE, PAGES
+from labs.course.pages import FENCE
+from tests.pages_kit import COURSE, PAGES, learner_session
 
 pytestmark = pytest.mark.xdist_group("page-cells")
 

@@ -12,9 +12,8 @@ import pytest
 
 from labs.checking.learner import finished_pieces
 from labs.course.model import load_course
-from tests.conftest import learner_session
-from tests.test_pages import FENCE
-from tests.test_part2_pages import PAGES, page_outputs, position, text_of
+from labs.course.pages import FENCE
+from tests.pages_kit import PAGES, learner_session, page_outputs, position, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 

@@ -12,7 +12,7 @@ import pytest
 from labs.checking.learner import finished_pieces, module_sources
 from labs.checking.pipeline import check_lesson
 from labs.course.model import load_course
-from tests.test_part2_pages import PAGES, page_outputs, position, text_of
+from tests.pages_kit import PAGES, page_outputs, position, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 

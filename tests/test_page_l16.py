@@ -7,7 +7,7 @@ import re
 import pytest
 
 from labs.course.model import load_course
-from tests.test_part2_pages import PAGES, page_outputs, text_of
+from tests.pages_kit import PAGES, page_outputs, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 

@@ -8,7 +8,6 @@ the page's own cells print.
 from __future__ import annotations
 
 import re
-import textwrap
 
 import pytest
 
@@ -16,7 +15,8 @@ import hx
 from ember.scalar import Value
 from labs.course.model import load_course
 from labs.showing.render import item_html
-from tests.test_part2_pages import KAHN, PAGES, page_outputs, text_of
+from tests.also_right import KAHN_BACKWARD
+from tests.pages_kit import PAGES, page_outputs, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
@@ -198,7 +198,7 @@ def _lesson_09_example() -> Value:
 def test_walk_cards_number_the_steps_they_show_even_when_leaves_are_called_between(
         monkeypatch: pytest.MonkeyPatch) -> None:
     namespace: dict[str, object] = {}
-    exec(textwrap.dedent(KAHN), namespace)  # a correct backward() that calls leaves between other steps
+    exec(KAHN_BACKWARD, namespace)  # a correct backward() that calls leaves between other steps
     monkeypatch.setattr(Value, "backward", namespace["backward"])
     trace = hx.walk_trace(_lesson_09_example())
     assert trace.ok and trace.calls.index("c") < trace.calls.index("d")  # a leaf's call comes before d's step
