@@ -35,19 +35,6 @@ def tables(outputs: list[dict]) -> list[dict]:
     return [item for item in outputs if item["kind"] == "table"]
 
 
-def test_the_page_opens_with_a_retrieval_question_before_any_cell() -> None:
-    text = PAGES["L18"].read_text()
-    assert position("L18", "```ember-question\nL18.recall_repeated_row\n```") < text.index("```ember-cell")
-
-
-def test_no_cell_above_the_lab_calls_a_piece_of_the_lab() -> None:
-    text = PAGES["L18"].read_text()
-    lab = position("L18", LAB)
-    for code in cells():
-        if any(name in code for name in GAP_NAMES):
-            assert text.index(code) > lab, code[:60]
-
-
 def test_pair_loss_is_held_against_the_spelled_out_loss_before_the_training_uses_it() -> None:
     spelled = cell_index("spelled_w.rows(firsts).cross_entropy(nexts)")
     training = cell_index('key="loss"')

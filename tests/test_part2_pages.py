@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from labs.showing.display import reference_numbers
-from tests.pages_kit import COURSE, PAGES, page_outputs, position, text_of
+from tests.pages_kit import COURSE, PAGES, page_outputs, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
@@ -28,26 +28,6 @@ def test_no_feedback_starts_with_the_verdict_the_page_shows_itself() -> None:
 
 
 # --- the pages: numbers that come from runs ---
-
-
-@pytest.mark.parametrize("lesson, question, reveal", [
-    ("L08", "L08.product_share", "w.grad = m.grad * x.data"),
-    ("L10", "L10.bfs", "breadth_first_backward(c)"),
-    ("L11", "L11.tiny_h", "smallest central error"),
-    ("L13", "L13.edges", 'show(spelled["L"]'),
-    ("L13", "L13.same_gradient", "= s\\,(1 - s)."),
-    ("L11", "L11.relu_corner", "1 where \\(x > 0\\), else 0"),
-])
-def test_a_prediction_comes_before_the_cell_that_shows_the_answer(lesson: str, question: str, reveal: str) -> None:
-    assert position(lesson, f"```ember-question\n{question}\n```") < position(lesson, reveal)
-
-
-@pytest.mark.parametrize("lesson", ["L08", "L09", "L10", "L11", "L12", "L13"])
-def test_a_lesson_opens_with_a_retrieval_question_before_any_cell(lesson: str) -> None:
-    text = PAGES[lesson].read_text()
-    first_question = re.search(r"```ember-question\n(L\d\d\.\w+)\n```", text)
-    assert first_question and ".recall_" in first_question.group(1)
-    assert first_question.start() < text.index("```ember-cell")
 
 
 @pytest.mark.parametrize("lesson", sorted(PAGES))
