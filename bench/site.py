@@ -14,7 +14,8 @@ Run from the repository root with ``.venv/bin/python bench/site.py`` (the site m
    and the lesson's reload with the browser offline;
 2. moving from lesson 10 to the next page and back by the footer's nav links, running the first example
    cell where there is one (click → output), and whether Python booted a second time during the visit;
-3. the round trip of a ``print(1)`` cell, Run click → output in the page, and the worker alone;
+3. the round trip of a ``print(1)`` cell, Run click → output in the page, and the worker alone; and Stop on
+   a cell running an endless loop, Stop click → Run enabled again, against that round trip;
 4. lesson 10's checks with the finished pieces, Run checks click → every claim settled; and
    bench/learner_code.py's pure-Python loop in the page's own worker, inside the checks' time limit
    against outside it (worker's clock);
@@ -78,6 +79,8 @@ BOOT_REPEATS = 11  # cold and warm boots of each page (bare Pyodide's cold boots
 NAV_REPEATS = 3  # lesson 10 → Hosting → lesson 10 round trips
 CELL_WARMUP = 2  # print(1) runs done before timing
 CELL_REPEATS = 20
+STOP_REPEATS = 5  # endless loops stopped
+STOP_AFTER_MS = 300  # how long each loop runs before Stop is clicked
 CHECK_REPEATS = 5
 LOOP_REPEATS = 5
 TIMEOUT_MS = 120_000  # a cold boot on a busy two-core machine
@@ -162,6 +165,35 @@ async ({ index, repeats, expected }) => {
   for (let i = 0; i < repeats; i++) {
     results.push(await once());
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return results;
+}
+"""
+
+# Run an endless loop in one cell `repeats` times; each time: Stop click → Run enabled again, and what the cell shows.
+STOP_JS = """
+async ({ index, repeats, after }) => {
+  const holder = document.querySelectorAll(".ember-cell")[index];
+  const run = holder.querySelector(".ember-run");
+  const stop = holder.querySelector(".ember-stop");
+  const results = [];
+  for (let i = 0; i < repeats; i++) {
+    run.click();
+    await new Promise((resolve) => setTimeout(resolve, after));
+    let started = 0;
+    const stopped = new Promise((resolve) => {
+      const observer = new MutationObserver(() => {
+        if (run.disabled) return;
+        observer.disconnect();
+        resolve(performance.now() - started);
+      });
+      observer.observe(holder, { subtree: true, childList: true, attributes: true });
+    });
+    started = performance.now();
+    stop.click();
+    const ms = await stopped;
+    results.push({ ms, text: holder.querySelector(".ember-output").textContent.slice(0, 120) });
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return results;
 }
@@ -584,6 +616,15 @@ def time_trivial_cell(page: Page, index: int = 2) -> tuple[list[float], list[flo
     return [r["dom"] for r in results], [r["frame"] for r in results]
 
 
+def time_stop(page: Page, report: Report, index: int = 2) -> list[float]:
+    """Replace a cell's code with an endless loop; time Stop click → Run enabled again, STOP_REPEATS times."""
+    replace_cell_code(page, index, "while True:\n    pass")
+    results = page.evaluate(STOP_JS, {"index": index, "repeats": STOP_REPEATS, "after": STOP_AFTER_MS})
+    for text in sorted({r["text"] for r in results}):
+        report.note(f"lesson 10: a stopped endless loop shows {text!r}")
+    return [r["ms"] for r in results]
+
+
 def python_worker(page: Page, report: Report):
     """The page's Python worker (not the timer's), or None with a note."""
     workers = [w for w in page.workers if urlparse(w.url).path.endswith("/worker.js")]
@@ -730,6 +771,8 @@ def session(browser: Browser, base: str, report: Report) -> None:
         progress('time_checks')
         dom, frame = time_trivial_cell(page)
         progress('time_trivial_cell')
+        stops = time_stop(page, report)
+        progress('time_stop')
         worker = time_worker(page, report)
         progress('time_worker')
         loop = time_loop(page, report)
@@ -745,6 +788,8 @@ def session(browser: Browser, base: str, report: Report) -> None:
                 met=median(dom) < CELL_TARGET_MS, p90=True),
             Row("   print(1): Run click → next animation frame", frame, p90=True),
             Row("   print(1): worker only (handler, no postMessage)", worker, p90=True),
+            Row("   Stop on an endless loop: Stop click → Run enabled (baseline: print(1), Run click → output)",
+                stops, baseline=dom, target="(report)", p90=True),
             Row("4. Run checks → all claims settled (finished pieces)", checks, target=f"< {CHECKS_TARGET_MS:.0f} ms",
                 met=median(checks) < CHECKS_TARGET_MS),
             Row("   400,000-turn loop inside a check's time limit (baseline: outside it), worker's clock",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 
 import pytest
 
@@ -91,14 +90,6 @@ def test_the_your_turn_prose_leaves_the_steps_to_the_hints() -> None:
 
 def test_the_heat_map_is_described_in_words_true_in_both_colour_schemes() -> None:
     assert "darker" not in PAGES["L17"].read_text()
-
-
-def test_the_checks_of_lab_17_are_quick() -> None:
-    sources = module_sources(COURSE, "L17", finished_pieces(COURSE, 17))
-    start = time.perf_counter()
-    report = check_lesson("L17", sources, course=COURSE)
-    assert report.passed
-    assert time.perf_counter() - start < 2.0  # the page allows 2 s; this machine is shared, so the margin is wide
 
 
 LOG_OF_ZERO = '''
