@@ -40,9 +40,10 @@ from pathlib import Path
 from playwright.sync_api import Page, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
-from bench.learner_code import CHROMIUM, FLAGS, MEMORY, MIB, cell, printed, served, step
+from bench.learner_code import MEMORY, MIB, cell, printed, step
 from labs.checking.learner import finished_pieces
 from labs.course.model import load_course
+from site_tests.harness import CHROMIUM, launch, served
 from site_tests.learner import START_WORKER
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -257,7 +258,7 @@ def main() -> None:
     here_setup, *here = in_cpython([("setup", ()), *plan()])  # first: the browser is not started yet
     here_checks = in_cpython([("lab_checks", (lab, CHECK_REPEATS)) for lab in CHECK_LABS])
     with sync_playwright() as driver, served(isolate=True) as url:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        browser = launch(driver)
         try:
             page = browser.new_context().new_page()
             page.goto(url)  # the home page: the worker is at assets/gen/worker.js from there

@@ -43,7 +43,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -58,17 +57,13 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
 from bench.learner_code import LOOP, LOOP_TARGET, loop_times
 from labs.course.model import load_course
-from scripts.serve import make_server
-from site_tests.conftest import built_for_port  # instant navigation works only on the port the site was built for
+from site_tests.harness import built_for_port, launch, launch_persistent, served
 from site_tests.learner import replace_cell_code, stored_piece, type_into_gap
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "site"
 BARE = Path(__file__).resolve().parent / "bare"
 PYODIDE_STDLIB = ROOT / "node_modules" / "pyodide" / "python_stdlib.zip"
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 VIEWPORT = {"width": 1280, "height": 900}
 LESSON = "lessons/10-order-of-blame/"
 BARE_PAGE = "bare/"
@@ -391,13 +386,9 @@ def serve() -> Iterator[str]:
         (root / "bare").symlink_to(BARE)
         # Bare Pyodide's own standard library, beside its other files: the site ships only the course's.
         shutil.copy2(PYODIDE_STDLIB, root / "assets/gen/pyodide/python_stdlib.zip")
-        server = make_server(root, built_for_port(), isolate=True, quiet=True)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield f"http://127.0.0.1:{server.server_address[1]}/"
-        finally:
-            server.shutdown()
+        # on the port the site was built for: instant navigation works only there
+        with served(True, built_for_port(), folder=root) as url:
+            yield url
 
 
 def new_context(browser: Browser, watch: Watch) -> BrowserContext:
@@ -539,8 +530,7 @@ class WarmProfile:
 def warm_profile(playwright: Playwright, folder: str, url: str, label: str, lesson: bool) -> WarmProfile:
     """Open a persistent profile in ``folder`` and make the first visit of ``url``."""
     watch = Watch()
-    context = playwright.chromium.launch_persistent_context(
-        folder, executable_path=CHROMIUM, args=FLAGS, headless=True, viewport=VIEWPORT)
+    context = launch_persistent(playwright, folder, viewport=VIEWPORT)
     context.add_init_script(INIT_SCRIPT)
     watch.attach(context)
     page = context.pages[0] if context.pages else context.new_page()
@@ -909,8 +899,7 @@ def notebook_warm(playwright: Playwright, url: str, runs: NotebookRuns, report: 
     """A first visit in a persistent profile (cell run, page quiet), then NOTEBOOK_REPEATS visits in new tabs."""
     watch = Watch()
     with tempfile.TemporaryDirectory(prefix="ember-profile-") as profile:
-        context = playwright.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, args=FLAGS, headless=True, viewport=VIEWPORT)
+        context = launch_persistent(playwright, profile, viewport=VIEWPORT)
         try:
             notebook_context(context, watch)
             run_in_new_tab(context, url)
@@ -1060,7 +1049,7 @@ def main() -> None:
     started, load = time.monotonic(), os.getloadavg()
     report, notebook = Report(), NotebookRuns()
     with serve() as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        browser = launch(playwright)
         try:
             # The browser's first page pays for the browser's own start (its network service, its first
             # renderer): a bare visit takes it, uncounted. Then the two pages take turns, so that drift hits both

@@ -14,7 +14,7 @@ from labs.course.model import load_course
 from labs.course.pages import lesson_page_files
 from tests.pages_kit import fences
 
-from .conftest import Watch
+from .harness import Watch
 from .learner import (
     BOOT_MS,
     BREADTH_FIRST,

@@ -8,7 +8,7 @@ from labs.checking.pipeline import check_lesson
 from labs.course.model import load_course
 from labs.course.questions import option_order
 
-from .conftest import LESSON_10
+from .harness import LESSON_10, SITE
 from .learner import (
     BOOT_MS,
     BREADTH_FIRST,
@@ -222,8 +222,6 @@ def test_math_is_rendered_by_the_sites_own_katex(page: Page, base_url: str) -> N
 
 
 def test_opening_the_site_from_disk_says_how_to_serve_it(page: Page, browser) -> None:
-    from .conftest import SITE
-
     page.goto((SITE / LESSON_10 / "index.html").as_uri())
     expect(page.locator("#ember-file-warning")).to_contain_text("needs a small web server")
 

@@ -11,7 +11,7 @@ from labs.checking.learner import finished_pieces
 from labs.course.model import load_course
 from tests.also_right import KAHN_BACKWARD
 
-from .conftest import LESSON_10
+from .harness import LESSON_10
 from .learner import open_page, run_cell, run_checks, type_into_gap, wait_for_lab
 
 COURSE = load_course()
