@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from pathlib import Path
 
 from labs.checking.learner import finished_pieces, forget_ember
 from labs.course.model import load_course
-from labs.course.pages import FENCE, lesson_page_files
+from labs.course.pages import FENCE, lesson_page_files, page_lesson
 from labs.frontends.session import Session
 
 COURSE = load_course()
@@ -26,9 +25,9 @@ PAGES = lesson_page_files()  # lesson id -> its page.md, in the course's order
 
 def lesson_of(page: Path) -> str:
     """The lesson a page's front matter names."""
-    match = re.search(r"^lesson: (L\d\d)$", page.read_text(), re.MULTILINE)
-    assert match, f"{page.name} names no lesson in its front matter"
-    return match.group(1)
+    lesson = page_lesson(page.read_text())
+    assert lesson, f"{page.name} names no lesson in its front matter"
+    return lesson
 
 
 def fences(page: Path, kind: str) -> list[str]:
