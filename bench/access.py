@@ -24,9 +24,10 @@ from pathlib import Path
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
-from bench.learner_code import CHROMIUM, FLAGS, load_average, served, step
+from bench.learner_code import load_average, step
 from labs.course.model import load_course
 from labs.course.pages import lesson_page_files
+from site_tests.harness import launch, served
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -185,7 +186,7 @@ def code_contrast(page: Page, base: str) -> dict[str, dict]:
 def main() -> None:
     print(f"# bench/access.py, load average {load_average()}")
     with served(isolate=True) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        browser = launch(playwright)
         by_impact, by_rule, where = violations(browser, base)
         presses = keys_to_the_first_gap(browser.new_context().new_page(), base)
         contrast = code_contrast(browser.new_context().new_page(), base)

@@ -22,9 +22,6 @@ from __future__ import annotations
 import json
 import statistics
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import Page, sync_playwright
@@ -33,13 +30,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 from labs.checking.learner import finished_pieces
 from labs.course.model import load_course
 from labs.course.pages import example_cells, lesson_pages
-from scripts.serve import make_server
+from site_tests.harness import launch, served
 from site_tests.learner import START_WORKER
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "site"
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 LOOP_REPEATS = 7
 CHECK_REPEATS = 7
@@ -87,17 +82,6 @@ def loop_times(text: str) -> tuple[str, float, float]:
 
 
 MEMORY = "import pyodide_js\nprint(pyodide_js._module.HEAP8.length)"
-
-
-@contextmanager
-def served(isolate: bool) -> Iterator[str]:
-    server = make_server(SITE, 0, isolate=isolate, quiet=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def step(text: str) -> None:
@@ -207,7 +191,7 @@ def main() -> None:
     lines = [f"load average at the start: {load_average()}"]
     results = {}
     with sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        browser = launch(driver)
         for label, isolate in (("isolated page", True), ("page without isolation", False)):
             with served(isolate) as url:
                 context = browser.new_context()

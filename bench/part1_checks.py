@@ -10,18 +10,15 @@ from __future__ import annotations
 
 import statistics
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
 from labs.course.model import load_course
-from site_tests.conftest import built_for_port, serve
+from site_tests.harness import built_for_port, launch, served
 from site_tests.learner import type_into_gap, wait_for_lab
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 RUNS = 5
 TIME_CHECKS = """async () => {
   const items = [...document.querySelectorAll('.ember-lab .ember-claims li')];
@@ -37,8 +34,8 @@ def main() -> None:
     """Print the check times of every Part I lab."""
     course = load_course()
     (part,) = [part for part in course.parts if part.number == 1]
-    with contextmanager(serve)(True, built_for_port()) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
+    with served(True, built_for_port()) as base, sync_playwright() as playwright:
+        browser = launch(playwright)
         page = browser.new_page()
         page.goto(base)
         for lesson_id in part.lessons:

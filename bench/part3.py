@@ -18,7 +18,10 @@ One run prints:
 4. one bigram step with W as 65,536 scalar ``Value``s against one with W a Tensor, on the same
    minibatch: the nodes of the loss's graph, time, and the peak of memory Python allocated;
 5. Pyodide's memory (its WebAssembly heap) at boot, after reading and counting the data, and after
-   each of three full trainings in one page.
+   each of three full trainings in one page;
+6. the checks of lessons 15, 17 and 18 on their finished pieces: in the page, the worker's check request (what
+   Run checks sends); in CPython, ``check_lesson`` as the tests run it. The first run (it imports the lesson's
+   checks) and the median of the next ones, in each place.
 
 Each figure is printed with its ratio against a baseline from the same run (CPython for the page's
 times, the fused loss for the spelled-out one, and so on): the machine is shared and noisy.
@@ -37,9 +40,10 @@ from pathlib import Path
 from playwright.sync_api import Page, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
-from bench.learner_code import CHROMIUM, FLAGS, MEMORY, MIB, cell, printed, served, step
+from bench.learner_code import MEMORY, MIB, cell, printed, step
 from labs.checking.learner import finished_pieces
 from labs.course.model import load_course
+from site_tests.harness import CHROMIUM, launch, served
 from site_tests.learner import START_WORKER
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,6 +60,8 @@ SEEDS = (1, 2)  # minibatch runs: the same seeds in both places, so the same bat
 
 PAGE_TRAINING_TARGET_S = 5.0  # issue 17: full-batch training on the page, fused loss
 MEMORY_TARGET_MIB = 64.0  # three trainings leave the heap within this of where it started
+CHECK_LABS = ("L15", "L17", "L18")  # labs whose checks are timed; the page's watch allows each claim 5 s or more
+CHECK_REPEATS = 3  # timed runs of a lab's checks after the first, in each place
 
 
 # Runs the plan in a fresh CPython on the repository's own ember/ (the finished pieces): argv[1] is the plan.
@@ -123,6 +129,33 @@ def in_page(page: Page) -> tuple[dict, list[dict], list[dict], dict]:
     answers = [worker.call(name, *args) for name, args in plan()]
     memory["end"] = worker.memory()
     return setup, trainings, answers, memory
+
+
+def page_checks(page: Page, lab: str) -> dict:
+    """A lab's checks on its finished pieces through the worker's check request, as part3_work.lab_checks times
+    them in CPython: the first run's seconds and the median of the next CHECK_REPEATS (page's clock)."""
+    payload = {"lab": lab, "pieces": finished_pieces(load_course(), int(lab[1:]))}
+    times, passed = [], True
+    for _ in range(CHECK_REPEATS + 1):
+        step(f"page: checks of {lab}")
+        answer = page.evaluate("(p) => timed('check', p)", payload)
+        passed = passed and answer["result"]["passed"]
+        times.append(answer["ms"] / 1000)
+    first, *runs = times
+    return {"lab": lab, "first": first, "seconds": statistics.median(runs), "runs": runs, "passed": passed}
+
+
+def check_lines(page: list[dict], here: list[dict]) -> list[str]:
+    """Section 6: each lab's checks on the page and in CPython, and the ratio page/CPython."""
+    lines = ["6. a lab's checks on its finished pieces (first run, then the median of the next "
+             f"{CHECK_REPEATS}): page (the worker's check request) against CPython (check_lesson)"]
+    for on_page, in_cpython in zip(page, here):
+        passed = "" if on_page["passed"] and in_cpython["passed"] else " (NOT every claim passed)"
+        lines.append(f"   {on_page['lab']}: page {on_page['first']:.2f} s, then {on_page['seconds']:.2f} s; CPython "
+                     f"{in_cpython['first']:.2f} s, then {in_cpython['seconds']:.2f} s: page/CPython "
+                     f"{ratio(on_page['first'], in_cpython['first'])} first, "
+                     f"{ratio(on_page['seconds'], in_cpython['seconds'])} after{passed}")
+    return lines
 
 
 def median_of(answers: list[dict], key: str) -> float | None:
@@ -223,23 +256,26 @@ def main() -> None:
         sys.exit("site/ is not built: run `.venv/bin/python scripts/build_site.py` first")
     started, load = time.monotonic(), load_average()
     here_setup, *here = in_cpython([("setup", ()), *plan()])  # first: the browser is not started yet
+    here_checks = in_cpython([("lab_checks", (lab, CHECK_REPEATS)) for lab in CHECK_LABS])
     with sync_playwright() as driver, served(isolate=True) as url:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        browser = launch(driver)
         try:
             page = browser.new_context().new_page()
             page.goto(url)  # the home page: the worker is at assets/gen/worker.js from there
             setup, trainings, answers, memory = in_page(page)
+            checks = [page_checks(page, lab) for lab in CHECK_LABS]  # last: each rewrites the learner's files
         finally:
             browser.close()
     lines = [f"Python {setup['python']} in the page (Pyodide {setup['pyodide']}, {CHROMIUM}); "
              f"CPython {here_setup['python']} here",
              *report(setup, trainings, answers, memory, here_setup, here),
+             *check_lines(checks, here_checks),
              f"load average (1, 5, 15 min) at the start: {load}; at the end: {load_average()} ({os.cpu_count()} CPUs); "
              f"run time {time.monotonic() - started:.0f} s"]
     print("\n".join(lines))
     (ROOT / "bench" / "part3.json").write_text(json.dumps({
-        "page": {"setup": setup, "trainings": trainings, "answers": answers, "memory": memory},
-        "cpython": {"setup": here_setup, "answers": here}}))
+        "page": {"setup": setup, "trainings": trainings, "answers": answers, "memory": memory, "checks": checks},
+        "cpython": {"setup": here_setup, "answers": here, "checks": here_checks}}))
 
 
 if __name__ == "__main__":

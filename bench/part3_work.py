@@ -1,9 +1,10 @@
-"""The work bench/part3.py times: lesson 18's trainings and one bigram step, in plain Python.
+"""The work bench/part3.py times: lesson 18's trainings and one bigram step, in plain Python, and labs' checks.
 
 This file runs unchanged in CPython (imported) and in the page's Python worker (its text sent as a
 cell, so its functions live in the page's namespace and use the learner's files, here the finished
 pieces, lesson 18's pair_loss among them). Each measuring function answers a dict of plain numbers, so
-the two places print alike.
+the two places print alike. ``lab_checks`` is called in CPython only: the page times a lab's checks through
+its worker's own check request.
 """
 
 from __future__ import annotations
@@ -173,3 +174,22 @@ def one_step(kind: str, seed: int = 1) -> dict:
     times.sort()
     return {"kind": kind, "nodes": nodes, "loss": loss, "seconds": times[len(times) // 2],
             "peak_mib": peak / 2**20, "loss_matches_log256": math.isclose(loss, math.log(BYTES))}
+
+
+def lab_checks(lab: str, repeats: int = 3) -> dict:
+    """CPython only (the page times the same checks through its worker's check request): a lab's checks on the
+    finished pieces, run as the tests run them (check_lesson on the modules as the lab starts): the seconds of the
+    first run (it imports the lesson's checks), and the median of ``repeats`` runs after it."""
+    from labs.checking.learner import finished_pieces, module_sources
+    from labs.checking.pipeline import check_lesson
+    from labs.course.model import load_course
+
+    course = load_course()
+    sources = module_sources(course, lab, finished_pieces(course, course.lesson(lab).number))
+    times, passed = [], True
+    for _ in range(repeats + 1):
+        started = time.perf_counter()
+        passed = check_lesson(lab, sources, course=course).passed and passed
+        times.append(time.perf_counter() - started)
+    first, *runs = times
+    return {"lab": lab, "first": first, "seconds": sorted(runs)[len(runs) // 2], "runs": runs, "passed": passed}

@@ -14,7 +14,8 @@ Run from the repository root with ``.venv/bin/python bench/site.py`` (the site m
    and the lesson's reload with the browser offline;
 2. moving from lesson 10 to the next page and back by the footer's nav links, running the first example
    cell where there is one (click → output), and whether Python booted a second time during the visit;
-3. the round trip of a ``print(1)`` cell, Run click → output in the page, and the worker alone;
+3. the round trip of a ``print(1)`` cell, Run click → output in the page, and the worker alone; and Stop on
+   a cell running an endless loop, Stop click → Run enabled again, against that round trip;
 4. lesson 10's checks with the finished pieces, Run checks click → every claim settled; and
    bench/learner_code.py's pure-Python loop in the page's own worker, inside the checks' time limit
    against outside it (worker's clock);
@@ -42,7 +43,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterator
@@ -57,17 +57,13 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
 from bench.learner_code import LOOP, LOOP_TARGET, loop_times
 from labs.course.model import load_course
-from scripts.serve import make_server
-from site_tests.conftest import built_for_port  # instant navigation works only on the port the site was built for
+from site_tests.harness import built_for_port, launch, launch_persistent, served
 from site_tests.learner import replace_cell_code, stored_piece, type_into_gap
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "site"
 BARE = Path(__file__).resolve().parent / "bare"
 PYODIDE_STDLIB = ROOT / "node_modules" / "pyodide" / "python_stdlib.zip"
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 VIEWPORT = {"width": 1280, "height": 900}
 LESSON = "lessons/10-order-of-blame/"
 BARE_PAGE = "bare/"
@@ -78,6 +74,8 @@ BOOT_REPEATS = 11  # cold and warm boots of each page (bare Pyodide's cold boots
 NAV_REPEATS = 3  # lesson 10 → Hosting → lesson 10 round trips
 CELL_WARMUP = 2  # print(1) runs done before timing
 CELL_REPEATS = 20
+STOP_REPEATS = 5  # endless loops stopped
+STOP_AFTER_MS = 300  # how long each loop runs before Stop is clicked
 CHECK_REPEATS = 5
 LOOP_REPEATS = 5
 TIMEOUT_MS = 120_000  # a cold boot on a busy two-core machine
@@ -162,6 +160,35 @@ async ({ index, repeats, expected }) => {
   for (let i = 0; i < repeats; i++) {
     results.push(await once());
     await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return results;
+}
+"""
+
+# Run an endless loop in one cell `repeats` times; each time: Stop click → Run enabled again, and what the cell shows.
+STOP_JS = """
+async ({ index, repeats, after }) => {
+  const holder = document.querySelectorAll(".ember-cell")[index];
+  const run = holder.querySelector(".ember-run");
+  const stop = holder.querySelector(".ember-stop");
+  const results = [];
+  for (let i = 0; i < repeats; i++) {
+    run.click();
+    await new Promise((resolve) => setTimeout(resolve, after));
+    let started = 0;
+    const stopped = new Promise((resolve) => {
+      const observer = new MutationObserver(() => {
+        if (run.disabled) return;
+        observer.disconnect();
+        resolve(performance.now() - started);
+      });
+      observer.observe(holder, { subtree: true, childList: true, attributes: true });
+    });
+    started = performance.now();
+    stop.click();
+    const ms = await stopped;
+    results.push({ ms, text: holder.querySelector(".ember-output").textContent.slice(0, 120) });
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return results;
 }
@@ -359,13 +386,9 @@ def serve() -> Iterator[str]:
         (root / "bare").symlink_to(BARE)
         # Bare Pyodide's own standard library, beside its other files: the site ships only the course's.
         shutil.copy2(PYODIDE_STDLIB, root / "assets/gen/pyodide/python_stdlib.zip")
-        server = make_server(root, built_for_port(), isolate=True, quiet=True)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield f"http://127.0.0.1:{server.server_address[1]}/"
-        finally:
-            server.shutdown()
+        # on the port the site was built for: instant navigation works only there
+        with served(True, built_for_port(), folder=root) as url:
+            yield url
 
 
 def new_context(browser: Browser, watch: Watch) -> BrowserContext:
@@ -507,8 +530,7 @@ class WarmProfile:
 def warm_profile(playwright: Playwright, folder: str, url: str, label: str, lesson: bool) -> WarmProfile:
     """Open a persistent profile in ``folder`` and make the first visit of ``url``."""
     watch = Watch()
-    context = playwright.chromium.launch_persistent_context(
-        folder, executable_path=CHROMIUM, args=FLAGS, headless=True, viewport=VIEWPORT)
+    context = launch_persistent(playwright, folder, viewport=VIEWPORT)
     context.add_init_script(INIT_SCRIPT)
     watch.attach(context)
     page = context.pages[0] if context.pages else context.new_page()
@@ -582,6 +604,15 @@ def time_trivial_cell(page: Page, index: int = 2) -> tuple[list[float], list[flo
     page.evaluate(CELL_JS, {"index": index, "repeats": CELL_WARMUP, "expected": "1"})
     results = page.evaluate(CELL_JS, {"index": index, "repeats": CELL_REPEATS, "expected": "1"})
     return [r["dom"] for r in results], [r["frame"] for r in results]
+
+
+def time_stop(page: Page, report: Report, index: int = 2) -> list[float]:
+    """Replace a cell's code with an endless loop; time Stop click → Run enabled again, STOP_REPEATS times."""
+    replace_cell_code(page, index, "while True:\n    pass")
+    results = page.evaluate(STOP_JS, {"index": index, "repeats": STOP_REPEATS, "after": STOP_AFTER_MS})
+    for text in sorted({r["text"] for r in results}):
+        report.note(f"lesson 10: a stopped endless loop shows {text!r}")
+    return [r["ms"] for r in results]
 
 
 def python_worker(page: Page, report: Report):
@@ -730,6 +761,8 @@ def session(browser: Browser, base: str, report: Report) -> None:
         progress('time_checks')
         dom, frame = time_trivial_cell(page)
         progress('time_trivial_cell')
+        stops = time_stop(page, report)
+        progress('time_stop')
         worker = time_worker(page, report)
         progress('time_worker')
         loop = time_loop(page, report)
@@ -745,6 +778,8 @@ def session(browser: Browser, base: str, report: Report) -> None:
                 met=median(dom) < CELL_TARGET_MS, p90=True),
             Row("   print(1): Run click → next animation frame", frame, p90=True),
             Row("   print(1): worker only (handler, no postMessage)", worker, p90=True),
+            Row("   Stop on an endless loop: Stop click → Run enabled (baseline: print(1), Run click → output)",
+                stops, baseline=dom, target="(report)", p90=True),
             Row("4. Run checks → all claims settled (finished pieces)", checks, target=f"< {CHECKS_TARGET_MS:.0f} ms",
                 met=median(checks) < CHECKS_TARGET_MS),
             Row("   400,000-turn loop inside a check's time limit (baseline: outside it), worker's clock",
@@ -864,8 +899,7 @@ def notebook_warm(playwright: Playwright, url: str, runs: NotebookRuns, report: 
     """A first visit in a persistent profile (cell run, page quiet), then NOTEBOOK_REPEATS visits in new tabs."""
     watch = Watch()
     with tempfile.TemporaryDirectory(prefix="ember-profile-") as profile:
-        context = playwright.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, args=FLAGS, headless=True, viewport=VIEWPORT)
+        context = launch_persistent(playwright, profile, viewport=VIEWPORT)
         try:
             notebook_context(context, watch)
             run_in_new_tab(context, url)
@@ -1015,7 +1049,7 @@ def main() -> None:
     started, load = time.monotonic(), os.getloadavg()
     report, notebook = Report(), NotebookRuns()
     with serve() as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        browser = launch(playwright)
         try:
             # The browser's first page pays for the browser's own start (its network service, its first
             # renderer): a bare visit takes it, uncounted. Then the two pages take turns, so that drift hits both

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 from playwright.sync_api import BrowserContext, Locator, Page, Route, expect
 
-from .conftest import LESSON_10
+from .harness import LESSON_10
 
 # The lesson 10 trap: a walk that runs each node's step the first time it reaches the node.
 BREADTH_FIRST = '''

@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 from labs.course.model import load_course
 from labs.course.pages import lesson_page_files
 
-from .conftest import ROOT
+from .harness import ROOT
 from .learner import cell, gap_body, gap_indent, load_finished_pieces, run_checks, wait_for_cells, wait_for_lab
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"

@@ -13,7 +13,7 @@ from pathlib import PurePosixPath
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from .conftest import LESSON_10, SITE, Watch
+from .harness import LESSON_10, SITE, Watch
 from .learner import BOOT_MS, START_WORKER, refusing, wait_for_lab
 
 # Each Worker the page creates, with how many style sheets the document had by then.

@@ -12,9 +12,9 @@ from playwright.sync_api import Page, expect
 
 from labs.course.model import load_course
 from labs.course.pages import lesson_page_files
-from tests.test_pages import fences
+from tests.pages_kit import fences
 
-from .conftest import Watch
+from .harness import Watch
 from .learner import (
     BOOT_MS,
     BREADTH_FIRST,

@@ -12,7 +12,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from labs.course.model import load_course
 
-from .conftest import LESSON_10, Watch, watched_context
+from .harness import LESSON_10, Watch, watched_context
 from .learner import (
     BREADTH_FIRST,
     RUN_MS,

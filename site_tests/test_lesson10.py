@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import time
-
 from playwright.sync_api import Page, expect
 
 from labs.checking.pipeline import check_lesson
 from labs.course.model import load_course
 from labs.course.questions import option_order
 
-from .conftest import LESSON_10
+from .harness import LESSON_10, SITE
 from .learner import (
     BOOT_MS,
     BREADTH_FIRST,
@@ -139,22 +137,24 @@ def test_text_outside_the_gaps_cannot_change(page: Page, base_url: str) -> None:
     assert "# mine" in (stored_piece(page, "L10.backward") or "")
 
 
-def test_stop_interrupts_an_endless_loop_and_python_runs_again(page: Page, base_url: str) -> None:
+def test_stop_interrupts_an_endless_loop_in_place_and_python_runs_again(page: Page, base_url: str) -> None:
+    """On an isolated page Stop interrupts Python where it is: what the loop had made is still there after it.
+    (A restart, the fallback when an interrupt does not land, would lose it.) How long Stop takes is
+    bench/site.py's figure; the bound here only says that Stop ends the run at all."""
     open_page(page, base_url + LESSON_10)
     wait_for_lab(page)
-    replace_cell_code(page, 2, "while True:\n    pass")
+    replace_cell_code(page, 2, "turns = 0\nwhile True:\n    turns += 1")
     box = cell(page, 2)
     box.get_by_role("button", name="Run", exact=True).click()
     stop = box.get_by_role("button", name="Stop")
     expect(stop).to_be_visible()
     page.wait_for_timeout(500)
-    stopped_at = time.monotonic()
     stop.click()
     expect(box.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=10_000)
     expect(box.locator(".ember-output")).to_contain_text("Stopped")
-    replace_cell_code(page, 2, "print(6 * 7)")
-    expect(run_cell(page, 2)).to_contain_text("42")
-    assert time.monotonic() - stopped_at < 10
+    expect(box.locator(".ember-output")).not_to_contain_text("restarted")
+    replace_cell_code(page, 2, "print(turns > 0, 6 * 7)")
+    expect(run_cell(page, 2)).to_contain_text("True 42")
 
 
 def test_without_isolation_stop_restarts_python_and_keeps_the_code(page: Page, plain_url: str) -> None:
@@ -222,8 +222,6 @@ def test_math_is_rendered_by_the_sites_own_katex(page: Page, base_url: str) -> N
 
 
 def test_opening_the_site_from_disk_says_how_to_serve_it(page: Page, browser) -> None:
-    from .conftest import SITE
-
     page.goto((SITE / LESSON_10 / "index.html").as_uri())
     expect(page.locator("#ember-file-warning")).to_contain_text("needs a small web server")
 

@@ -7,8 +7,9 @@ from playwright.sync_api import Locator, Page, expect
 
 from labs.course.model import load_course
 from labs.course.pages import lesson_page_files
-from tests.test_pages import fences
+from tests.pages_kit import fences
 
+from .harness import SITE
 from .learner import (
     BOOT_MS,
     cell,
@@ -83,8 +84,6 @@ def test_the_data_set_ships_in_the_pages_bundle_its_offline_copy_and_the_noteboo
     import zipfile
 
     from labs.course.datasets import NAMES, NAMES_LICENSE
-
-    from .conftest import SITE
 
     gen = SITE / "assets" / "gen"
     (bundle,) = (gen / "py").glob("course-*.zip")

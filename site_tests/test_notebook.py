@@ -14,7 +14,7 @@ from labs.course.questions import option_order
 from labs.frontends.notebook import DRIVE as NOTEBOOK_DRIVE
 from labs.frontends.notebook_files import SCRATCH_LINE
 
-from .conftest import LESSON_10
+from .harness import LESSON_10, SITE, Server, launch
 from .learner import (
     BOOT_MS,
     BREADTH_FIRST,
@@ -313,11 +313,8 @@ OTHER_HOST = "ember.test"  # resolved to 127.0.0.1 by the browser itself: plain 
 
 @pytest.mark.long
 def test_on_plain_http_from_another_address_the_kernel_reads_the_learners_files_from_storage(playwright) -> None:
-    from .conftest import CHROMIUM, FLAGS, SITE, Server
-
     server = Server(SITE, isolate=False)
-    browser = playwright.chromium.launch(executable_path=CHROMIUM,
-                                         args=[*FLAGS, f"--host-resolver-rules=MAP {OTHER_HOST} 127.0.0.1"])
+    browser = launch(playwright, [f"--host-resolver-rules=MAP {OTHER_HOST} 127.0.0.1"])
     foreign, missing = [], []
     try:
         context = browser.new_context(viewport={"width": 1200, "height": 900})

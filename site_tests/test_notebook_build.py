@@ -6,7 +6,7 @@ import hashlib
 import json
 import zipfile
 
-from .conftest import SITE
+from .harness import SITE
 
 APP = SITE / "notebook"
 KERNEL = "@jupyterlite/pyodide-kernel-extension:kernel"

@@ -13,7 +13,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 from labs.course.model import load_course
 from scripts import build_site
 
-from .conftest import LESSON_10, SITE, Server, Watch
+from .harness import LESSON_10, SITE, Server, Watch
 from .learner import (
     BOOT_MS,
     cell,

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import json
 import re
-import textwrap
 
 from playwright.sync_api import BrowserContext, Page, expect
 
 from labs.checking.learner import finished_pieces
 from labs.course.model import load_course
-from tests.test_part2_pages import KAHN
+from tests.also_right import KAHN_BACKWARD
 
-from .conftest import LESSON_10
+from .harness import LESSON_10
 from .learner import open_page, run_cell, run_checks, type_into_gap, wait_for_lab
 
 COURSE = load_course()
@@ -45,7 +44,7 @@ def test_the_first_lab_offers_no_earlier_pieces_to_load_and_the_second_does(page
 
 def test_walk_cards_number_the_steps_shown_when_a_walk_calls_leaves_between_them(page: Page, base_url: str) -> None:
     # A correct backward() in PyTorch's way (Kahn's algorithm) calls leaf c's step before d's.
-    with_work(page, base_url, finished_up_to("L09") | {"L10.backward": textwrap.dedent(KAHN)})
+    with_work(page, base_url, finished_up_to("L09") | {"L10.backward": KAHN_BACKWARD})
     open_page(page, base_url + LESSON_10)
     wait_for_lab(page)
     output = run_cell(page, 4)  # show_walk on lesson 09's example

@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, Page, expect
 from labs.course.model import load_course
 from labs.course.questions import is_seed, option_order
 
-from .conftest import LESSON_10, Watch, watched_context
+from .harness import LESSON_10, Watch, watched_context
 from .learner import open_page
 
 COURSE = load_course()

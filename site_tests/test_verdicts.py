@@ -26,7 +26,7 @@ from tests.also_right import VARIANTS, Variant
 from tests.known_wrong import MUTANTS, Mutant, times_the_code
 from tests.test_labs import BACKWARD_WITH_TOPOSORT
 
-from .conftest import ROOT
+from .harness import ROOT
 from .learner import BOOT_MS, START_WORKER, check_a_backward
 
 COURSE = load_course()

@@ -41,3 +41,13 @@ def variant_sources(course: Course, variant: Variant) -> dict[str, str]:
 
 
 VARIANTS = load_variants()
+
+
+def variant_piece(lesson: str, name_start: str, gap_id: str) -> str:
+    """The piece for ``gap_id`` of the one variant of ``lesson`` whose name starts with ``name_start``."""
+    (variant,) = [v for v in VARIANTS if v.lesson == lesson and v.name.startswith(name_start)]
+    return variant.pieces[gap_id]
+
+
+# A correct backward() in PyTorch's way (Kahn's algorithm): it calls a leaf's step between other nodes' steps.
+KAHN_BACKWARD = variant_piece("L10", "Kahn's algorithm", "L10.backward")

@@ -29,14 +29,13 @@ import pytest
 
 from labs.checking.learner import finished_pieces
 from labs.course.gaps import find_gaps, gap_at_line
-from tests.conftest import learner_session
-from tests.test_pages import FENCE
-from tests.test_part2_pages import COURSE, PAGES
+from labs.course.model import lesson_number
+from labs.course.pages import CELLS_AFTER_THE_LAB_FROM, FENCE
+from tests.pages_kit import COURSE, PAGES, learner_session
 
 pytestmark = pytest.mark.xdist_group("page-cells")
 
 STARTER_ON_PURPOSE = "shows the starter on purpose"
-FIRST_STRICT = "L14"  # from Part III on, no cell above a lab may need it, said or not
 
 
 def said_needs(code: str) -> set[str]:
@@ -111,7 +110,7 @@ def test_no_cell_above_a_lab_calls_a_gap_of_that_lab(lesson: str) -> None:
             assert error is not None and error["kind"] == "not_written", (
                 f"cell {number} of {name} says it shows a starter, but it ran without one")
             continue
-        if lesson < FIRST_STRICT and called:
+        if lesson_number(lesson) < lesson_number(CELLS_AFTER_THE_LAB_FROM) and called:
             assert set(called) <= said_needs(code), (
                 f"cell {number} of {name} comes before the lab and calls {', '.join(called)}, but says it needs "
                 f"only {sorted(said_needs(code))}")

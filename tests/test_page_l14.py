@@ -1,20 +1,15 @@
-"""Lesson 14's page says what its runs show, asks before it shows, and runs above its lab on what a
-learner who has done lessons 01 to 13 already has."""
+"""Lesson 14's page says what its runs show, in code that fits the editor."""
 
 from __future__ import annotations
 
-import json
 import re
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from labs.checking.learner import finished_pieces
 from labs.course.model import load_course
-from tests.conftest import learner_session
-from tests.test_pages import FENCE
-from tests.test_part2_pages import PAGES, page_outputs, position, text_of
+from labs.course.pages import FENCE
+from tests.pages_kit import PAGES, page_outputs, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
@@ -27,34 +22,6 @@ def cell_printing(words: str) -> int:
     """The index of the one cell whose printed text holds ``words``."""
     (found,) = [k for k, items in enumerate(page_outputs("L14")) if words in text_of(items)]
     return found
-
-
-@pytest.mark.parametrize("question, reveal", [
-    ("L14.value_nodes", "value_nodes = len(toposort("),
-    ("L14.flat_index", 'print("data: ", t.data)'),
-    ("L14.flat_index", "sits at position \\(3i + j\\)"),
-    ("L14.grad_shape", 'print("t.grad:", t.grad)'),
-    ("L14.grad_shape", "one number per number"),
-    ("L14.grad_shape", "y.backward()"),
-    ("L14.negative_grad", "heat=True"),
-])
-def test_a_prediction_comes_before_what_answers_it(question: str, reveal: str) -> None:
-    assert position("L14", f"```ember-question\n{question}\n```") < position("L14", reveal)
-
-
-def test_the_cells_above_the_lab_run_on_lessons_01_to_13_alone() -> None:
-    """Above the lab, the page uses the course's own code and earlier lessons' pieces, never this lab's gaps
-    (which still hold their starters for a learner who has just arrived)."""
-    above = TEXT[:TEXT.index("```ember-lab\nL14\n```")]
-    cells = [body for kind, body in FENCE.findall(above) if kind == "ember-cell"]
-    assert len(cells) >= 4
-    pieces = finished_pieces(COURSE, 13)
-    assert not any(gap.startswith("L14.") for gap in pieces)
-    with tempfile.TemporaryDirectory(prefix="ember-page-") as folder, learner_session(Path(folder)) as session:
-        for number, code in enumerate(cells, start=1):
-            result = json.loads(session.handle("run", json.dumps(
-                {"page": PAGES["L14"].name, "lab": "L14", "pieces": pieces, "code": code})))
-            assert result["error"] is None, f"cell {number} above the lab: {result['error']}"
 
 
 def test_the_values_step_alone_comes_first_and_both_engines_agree_after_the_lab() -> None:

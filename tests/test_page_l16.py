@@ -1,4 +1,4 @@
-"""Lesson 16's page asks before it shows, and says what its own runs show."""
+"""Lesson 16's page gives no prediction's answer away above it, and says what its own runs show."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 import pytest
 
 from labs.course.model import load_course
-from tests.test_part2_pages import PAGES, page_outputs, text_of
+from tests.pages_kit import PAGES, page_outputs, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
@@ -35,21 +35,6 @@ def question(qid: str) -> int:
 def test_no_text_above_a_prediction_gives_its_answer_away(qid: str, giveaway: str) -> None:
     assert giveaway not in TEXT[:question(qid)]
     assert giveaway.lower() not in " ".join(re.findall(r"^#+ (.*)$", TEXT, re.MULTILINE)).lower()
-
-
-@pytest.mark.parametrize("qid, reveal", [
-    ("sum_grad", 'title="x.grad, x.sum(axis=0)'),
-    ("grad_shape", 'title="A.grad from your Values"'),
-    ("lookup_speed", "seconds_per_call(step)"),
-])
-def test_what_answers_a_prediction_comes_after_it(qid: str, reveal: str) -> None:
-    assert question(qid) < at(reveal)
-
-
-def test_the_retrieval_question_comes_first() -> None:
-    first = re.search(r"```ember-question\n(L\d\d\.\w+)\n```", TEXT)
-    assert first and first.group(1) == "L16.recall_vjp_calls"
-    assert first.start() < TEXT.index("```ember-cell")
 
 
 def test_the_page_says_what_its_runs_show() -> None:

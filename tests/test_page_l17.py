@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-import time
 
 import pytest
 
@@ -12,7 +11,7 @@ from ember.tensor import Tensor
 from labs.checking.learner import finished_pieces, module_sources
 from labs.checking.pipeline import check_lesson
 from labs.course.model import load_course
-from tests.test_part2_pages import PAGES, page_outputs, position, text_of
+from tests.pages_kit import PAGES, page_outputs, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
@@ -36,22 +35,6 @@ def question(name: str) -> str:
 
 def tables(outputs: list[dict]) -> list[dict]:
     return [item for item in outputs if item["kind"] == "table"]
-
-
-def test_the_page_opens_with_a_retrieval_question_before_any_cell() -> None:
-    text = PAGES["L17"].read_text()
-    assert position("L17", question("recall_sum_axis")) < text.index("```ember-cell")
-
-
-@pytest.mark.parametrize("name, reveal", [
-    ("gradient_row", "p_{r,j} - [\\,j = t_r\\,]"),
-    ("overflow", "spelled_loss(Tensor(big), [0])"),
-    ("overflow", "Choose \\(m = \\max_k x_k\\)"),
-    ("node_count", "A tensor graph counts operations, not numbers"),
-    ("node_count", '"Value nodes"'),
-])
-def test_a_prediction_comes_before_what_answers_it(name: str, reveal: str) -> None:
-    assert position("L17", question(name)) < position("L17", reveal)
 
 
 def test_no_heading_gives_a_prediction_away() -> None:
@@ -98,33 +81,15 @@ def test_the_pages_words_match_what_its_cells_print_and_draw() -> None:
     assert all(float(cell) == 0.0 for cell in grad["cells"][0])
 
 
-def test_every_cell_that_calls_the_learners_cross_entropy_comes_after_the_lab() -> None:
-    text = PAGES["L17"].read_text()
-    lab = position("L17", "```ember-lab\nL17\n```")
-    cells = re.findall(r"```ember-cell\n(.*?)```", text, re.DOTALL)
-    assert text.count("```ember-lab") == 1
-    for code in cells:
-        if "cross_entropy(" in code:
-            assert text.index(code) > lab, code[:60]
-    assert position("L17", "## Your turn") < lab
-
-
 def test_the_your_turn_prose_leaves_the_steps_to_the_hints() -> None:
     text = PAGES["L17"].read_text()
+    assert text.index("## Your turn") < text.index("```ember-lab")
     turn = text[text.index("## Your turn"):text.index("```ember-lab")]
     assert "max(" not in turn and "Tensor.made" not in turn and "out.grad[0]" not in turn
 
 
 def test_the_heat_map_is_described_in_words_true_in_both_colour_schemes() -> None:
     assert "darker" not in PAGES["L17"].read_text()
-
-
-def test_the_checks_of_lab_17_are_quick() -> None:
-    sources = module_sources(COURSE, "L17", finished_pieces(COURSE, 17))
-    start = time.perf_counter()
-    report = check_lesson("L17", sources, course=COURSE)
-    assert report.passed
-    assert time.perf_counter() - start < 2.0  # the page allows 2 s; this machine is shared, so the margin is wide
 
 
 LOG_OF_ZERO = '''

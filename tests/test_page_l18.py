@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import math
 import re
-import time
 
 import pytest
 
-from labs.checking.learner import finished_pieces, module_sources
-from labs.checking.pipeline import check_lesson
 from labs.course.model import load_course
 from labs.showing.render import render
-from tests.test_part2_pages import PAGES, page_outputs, position, text_of
+from tests.pages_kit import PAGES, page_outputs, position, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
@@ -33,19 +30,6 @@ def cell_index(needle: str) -> int:
 
 def tables(outputs: list[dict]) -> list[dict]:
     return [item for item in outputs if item["kind"] == "table"]
-
-
-def test_the_page_opens_with_a_retrieval_question_before_any_cell() -> None:
-    text = PAGES["L18"].read_text()
-    assert position("L18", "```ember-question\nL18.recall_repeated_row\n```") < text.index("```ember-cell")
-
-
-def test_no_cell_above_the_lab_calls_a_piece_of_the_lab() -> None:
-    text = PAGES["L18"].read_text()
-    lab = position("L18", LAB)
-    for code in cells():
-        if any(name in code for name in GAP_NAMES):
-            assert text.index(code) > lab, code[:60]
 
 
 def test_pair_loss_is_held_against_the_spelled_out_loss_before_the_training_uses_it() -> None:
@@ -102,14 +86,6 @@ def test_the_step_never_moves_a_weight_by_more_than_the_learning_rate() -> None:
     w = Tensor([[(a * 7 + b * 13) % 11 - 5.0 for b in range(256)] for a in range(256)])
     pair_loss(w, counts).backward()
     assert 0.0 < max(abs(g) for g in w.grad) <= 1.0
-
-
-def test_the_checks_of_lab_18_are_quick() -> None:
-    sources = module_sources(COURSE, "L18", finished_pieces(COURSE, 18))
-    start = time.perf_counter()
-    report = check_lesson("L18", sources, course=COURSE)
-    assert report.passed, [r for r in report.results if not r.passed]
-    assert time.perf_counter() - start < 4.0
 
 
 def test_the_first_loss_is_ln_256() -> None:

@@ -7,39 +7,22 @@ from pathlib import Path
 
 import pytest
 
-from labs.course.model import load_course
-from labs.course.pages import lesson_page_files
+from tests.pages_kit import COURSE, PAGES, fences, lesson_of, page_outputs
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = list(lesson_page_files().values())
-FENCE = re.compile(r"^```(ember-cell|ember-question|ember-lab)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
-COURSE = load_course()
+PAGE_FILES = list(PAGES.values())
 
 
-def lesson_of(page: Path) -> str:
-    match = re.search(r"^lesson: (L\d\d)$", page.read_text(), re.MULTILINE)
-    assert match, f"{page.name} names no lesson in its front matter"
-    return match.group(1)
-
-
-def fences(page: Path, kind: str) -> list[str]:
-    return [body for found, body in FENCE.findall(page.read_text()) if found == kind]
-
-
-
-
-@pytest.mark.parametrize("page", PAGES, ids=[p.parent.name for p in PAGES])
+@pytest.mark.parametrize("page", PAGE_FILES, ids=[p.parent.name for p in PAGE_FILES])
 def test_every_example_cell_runs_on_the_finished_pieces_of_its_lesson(page: Path) -> None:
-    from tests.test_part2_pages import page_outputs  # that module imports this one
-
     assert fences(page, "ember-cell"), f"{page.name} has no example cell"
     for number, outputs in enumerate(page_outputs(lesson_of(page)), start=1):  # a cell's error fails the run
         assert outputs, f"cell {number} of {page.name} shows nothing"
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.parent.name for p in PAGES])
+@pytest.mark.parametrize("page", PAGE_FILES, ids=[p.parent.name for p in PAGE_FILES])
 def test_a_page_asks_each_of_its_lessons_questions_and_opens_its_lab(page: Path) -> None:
     lesson = COURSE.lesson(lesson_of(page))
     asked = [body.strip() for body in fences(page, "ember-question")]

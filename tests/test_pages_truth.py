@@ -8,7 +8,6 @@ the page's own cells print.
 from __future__ import annotations
 
 import re
-import textwrap
 
 import pytest
 
@@ -16,7 +15,8 @@ import hx
 from ember.scalar import Value
 from labs.course.model import load_course
 from labs.showing.render import item_html
-from tests.test_part2_pages import KAHN, PAGES, page_outputs, text_of
+from tests.also_right import KAHN_BACKWARD
+from tests.pages_kit import PAGES, page_outputs, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
@@ -93,31 +93,6 @@ HEADING_GIVEAWAYS = [
 def test_no_heading_in_the_table_of_contents_answers_a_question(lesson: str, words: str) -> None:
     headings = re.findall(r"^#+ (.*)$", PAGES[lesson].read_text(), re.MULTILINE)
     assert not [heading for heading in headings if words in heading.lower()]
-
-
-# What answers a question, moved below it (it must still be on the page, after the question).
-REVEALS = [
-    ("L02", "L02.tanh_rule", "\\(\\tanh' x = 1 - \\tanh^2 x\\)"),
-    ("L05", "L05.passes", "the one seeded with deriv 1"),
-    ("L06", "L06.paths", "four ways"),
-    ("L06", "L06.cycle_order", "A cycle has no order"),
-    ("L07", "L07.why_wrap", "a number has nowhere to keep a"),
-    ("L07", "L07.cycles", "graph without cycles"),
-    ("L08", "L08.sum_share", "pass the gradient through unchanged"),
-    ("L08", "L08.output_first", "A step can only pass on what has already"),
-    ("L09", "L09.a_squared_plus_a", "2a + 1 = 7"),
-    ("L09", "L09.reflected", "falls when \\(a\\) grows, slope \\(-1\\)"),
-    ("L11", "L11.division", "Division needs no step of its own"),
-    ("L12", "L12.no_zero_grad", 'print("doubled:"'),
-    ("L12", "L12.why_accumulate", "a Value used twice must collect"),
-    ("L13", "L13.same_gradient", "largest difference between the two slopes"),
-]
-
-
-@pytest.mark.parametrize("lesson, question, reveal", REVEALS, ids=_ids(REVEALS))
-def test_what_answers_a_prediction_comes_after_it(lesson: str, question: str, reveal: str) -> None:
-    text = PAGES[lesson].read_text()
-    assert reveal in text[question_at(lesson, question):]
 
 
 # A number in a right answer may also be printed above its question as some other quantity.
@@ -198,7 +173,7 @@ def _lesson_09_example() -> Value:
 def test_walk_cards_number_the_steps_they_show_even_when_leaves_are_called_between(
         monkeypatch: pytest.MonkeyPatch) -> None:
     namespace: dict[str, object] = {}
-    exec(textwrap.dedent(KAHN), namespace)  # a correct backward() that calls leaves between other steps
+    exec(KAHN_BACKWARD, namespace)  # a correct backward() that calls leaves between other steps
     monkeypatch.setattr(Value, "backward", namespace["backward"])
     trace = hx.walk_trace(_lesson_09_example())
     assert trace.ok and trace.calls.index("c") < trace.calls.index("d")  # a leaf's call comes before d's step

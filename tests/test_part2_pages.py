@@ -1,63 +1,16 @@
-"""Part II as a teacher reads it: other correct walks, three-rung hints, predictions first, numbers from runs."""
+"""Part II as a teacher reads it: three-rung hints, feedback without a verdict, numbers from runs."""
 
 from __future__ import annotations
 
-import functools
-import json
 import re
-import tempfile
-import textwrap
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-from labs.checking.learner import finished_pieces, module_sources
-from labs.checking.pipeline import check_lesson
-from labs.course.model import load_course
-from labs.course.pages import lesson_page_files
-from labs.frontends.session import Session
 from labs.showing.display import reference_numbers
-from tests.conftest import learner_session
-from tests.test_pages import fences
+from tests.pages_kit import COURSE, PAGES, page_outputs, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
-
-COURSE = load_course()
-
-# PyTorch's engine orders the backward pass this way: count how many users each node has,
-# and run a node once all of them have sent their shares (Kahn's algorithm, outputs first).
-KAHN = '''
-def backward(self) -> None:
-    users = {self: 0}
-    stack = [self]
-    while stack:
-        node = stack.pop()
-        for parent in node._prev:
-            if parent not in users:
-                users[parent] = 0
-                stack.append(parent)
-            users[parent] += 1
-    for node in users:
-        if node._prev:
-            node.grad = 0.0
-    self.grad = 1.0
-    ready = [self]
-    while ready:
-        node = ready.pop()
-        node._backward()
-        for parent in node._prev:
-            users[parent] -= 1
-            if users[parent] == 0:
-                ready.append(parent)
-'''
-
-
-def test_a_kahn_backward_passes_every_claim_of_lesson_10() -> None:
-    pieces = finished_pieces(COURSE, 9) | {"L10.backward": textwrap.dedent(KAHN)}
-    report = check_lesson("L10", module_sources(COURSE, "L10", pieces))
-    assert [r.claim for r in report.results] == [f"L10.{c.id}" for c in COURSE.lesson("L10").claims]
-    assert report.passed, [(r.claim, r.message) for r in report.results if not r.passed]
 
 
 @pytest.mark.parametrize("gap_id", sorted(COURSE.gaps))
@@ -74,62 +27,7 @@ def test_no_feedback_starts_with_the_verdict_the_page_shows_itself() -> None:
                 assert not option.feedback.startswith(("Right", "Not quite")), (question.id, option.id)
 
 
-# --- the pages: predict before reveal, a recall question first, numbers that come from runs ---
-
-ROOT = Path(__file__).resolve().parent.parent
-PAGES = lesson_page_files()
-
-
-def run_cells(session: Session, lesson: str) -> list[list[dict]]:
-    """The outputs of every cell of a lesson's page, run in order on the finished pieces."""
-    page = PAGES[lesson]
-    pieces = finished_pieces(COURSE, COURSE.lesson(lesson).number)
-    outputs = []
-    for number, code in enumerate(fences(page, "ember-cell"), start=1):
-        result = json.loads(session.handle("run", json.dumps({"page": page.name, "lab": lesson, "pieces": pieces,
-                                                              "code": code})))
-        assert result["error"] is None, f"cell {number} of {page.name}: {result['error']}"
-        outputs.append(result["outputs"])
-    return outputs
-
-
-@functools.cache
-def page_outputs(lesson: str) -> tuple[list[dict], ...]:
-    """run_cells on a session of its own, once per process: every test of a page's words reads the same run.
-    The modules whose tests read it are one xdist group, so that they share it when the tests run in
-    several processes."""
-    with tempfile.TemporaryDirectory(prefix="ember-page-") as folder, learner_session(Path(folder)) as session:
-        return tuple(run_cells(session, lesson))
-
-
-def text_of(outputs: list[dict]) -> str:
-    return "".join(item["text"] for item in outputs if item["kind"] == "stdout")
-
-
-def position(lesson: str, needle: str) -> int:
-    text = PAGES[lesson].read_text()
-    assert needle in text, needle
-    return text.index(needle)
-
-
-@pytest.mark.parametrize("lesson, question, reveal", [
-    ("L08", "L08.product_share", "w.grad = m.grad * x.data"),
-    ("L10", "L10.bfs", "breadth_first_backward(c)"),
-    ("L11", "L11.tiny_h", "smallest central error"),
-    ("L13", "L13.edges", 'show(spelled["L"]'),
-    ("L13", "L13.same_gradient", "= s\\,(1 - s)."),
-    ("L11", "L11.relu_corner", "1 where \\(x > 0\\), else 0"),
-])
-def test_a_prediction_comes_before_the_cell_that_shows_the_answer(lesson: str, question: str, reveal: str) -> None:
-    assert position(lesson, f"```ember-question\n{question}\n```") < position(lesson, reveal)
-
-
-@pytest.mark.parametrize("lesson", ["L08", "L09", "L10", "L11", "L12", "L13"])
-def test_a_lesson_opens_with_a_retrieval_question_before_any_cell(lesson: str) -> None:
-    text = PAGES[lesson].read_text()
-    first_question = re.search(r"```ember-question\n(L\d\d\.\w+)\n```", text)
-    assert first_question and ".recall_" in first_question.group(1)
-    assert first_question.start() < text.index("```ember-cell")
+# --- the pages: numbers that come from runs ---
 
 
 @pytest.mark.parametrize("lesson", sorted(PAGES))

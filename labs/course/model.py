@@ -158,6 +158,9 @@ class Question:
     options: tuple[Option, ...]
     answer: str
     explain: str
+    # For a prediction: text of its page that shows the answer (a cell's code, or the prose after it), each of
+    # which must stand only below the question.
+    revealed_by: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -322,8 +325,11 @@ def _read_questions(lesson_id: str, table: dict) -> list[Question]:
             if re.match(FEEDBACK_VERDICT, option.feedback, flags=re.IGNORECASE):
                 raise CourseError(f"{where}: option {option.id}'s feedback starts with a verdict; the page "
                                   "shows 'Right.' or 'Not quite.' before it, so start with the reason")
+        revealed_by = raw.get("revealed_by", [])
+        if not isinstance(revealed_by, list) or not all(isinstance(t, str) and t.strip() for t in revealed_by):
+            raise CourseError(f"{where}: 'revealed_by' must be a list of non-empty texts of its page")
         questions.append(Question(question_id, _text(raw, "prompt", where), options, answer,
-                                  _text(raw, "explain", where)))
+                                  _text(raw, "explain", where), tuple(revealed_by)))
     return questions
 
 

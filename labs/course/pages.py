@@ -6,6 +6,10 @@ matter (``lesson: L10``) and marks its interactive pieces with three fences:
     ```ember-cell        an example cell (Python code, runnable in the page)
     ```ember-question    one line: a question id such as L10.bfs
     ```ember-lab         one line: a lesson id such as L10
+
+A question may name, as ``revealed_by`` in its lesson's data, the text of its page that shows its answer: it is
+then a prediction, and stands above every such text. Two conventions start at some lesson of the course, each
+stated once below (``QUESTIONS_FIRST_FROM``, ``CELLS_AFTER_THE_LAB_FROM``); the tests hold every page to them.
 """
 
 from __future__ import annotations
@@ -20,6 +24,12 @@ PAGE_FILE = "page.md"  # in each lesson's folder
 FENCE = re.compile(r"^```(ember-cell|ember-question|ember-lab)[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 FRONT_LESSON = re.compile(r"\A---\n(?:.*\n)*?lesson:[ \t]*(\S+)[ \t]*\n(?:.*\n)*?---\n")
 HEADING = re.compile(r"^## (.+)$", re.MULTILINE)
+
+# From this lesson on, a page opens with a question on an earlier lesson (its prompt starts "From lesson 07:"),
+# and asks for at least one prediction.
+QUESTIONS_FIRST_FROM = "L08"
+# From this lesson on (Part III), no cell above a page's lab needs one of the lab's gaps, even one that says so.
+CELLS_AFTER_THE_LAB_FROM = "L14"
 
 
 @dataclass(frozen=True)
