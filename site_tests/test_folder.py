@@ -27,6 +27,7 @@ from .learner import (
     type_into_gap,
     wait_for_lab,
 )
+from .test_access import in_every_look
 
 COURSE = load_course()
 GAP = "L10.backward"
@@ -174,6 +175,8 @@ def test_a_file_with_a_broken_marker_says_which_line_and_changes_nothing(page: P
     expect(page.locator(".ember-lab .ember-folder-broken")).to_have_attribute("role", "alert")
     assert stored_piece(page, GAP) is None
     assert {name: folder_bytes(page, name) for name in before} == before  # the learner's file is left as it is
+    found = in_every_look(page)  # the linked folder's controls and the message, in both schemes and widths
+    assert not found, "\n".join(f"{look}: {v['rule']} at {v['target']}" for look, vs in found.items() for v in vs)
 
     save_in_folder(page, FILE, source)  # the marker put back: the code comes in, and the message goes
     run_checks(page)

@@ -138,6 +138,15 @@ async function copyName(folder, name) {
  */
 const gapWords = (gaps) => `${gaps.length === 1 ? "Gap" : "Gaps"} ${gaps.join(", ")}`;
 
+/**
+ * What a linked folder does, in a sentence.
+ *
+ * @param {string} name  the folder's name
+ */
+const linkedSentence = (name) =>
+  `Linked to your folder “${name}”: your files are in its ember/ folder, and what you save there comes back ` +
+  "into this lab when you return to this page or run the checks.";
+
 // --- the lab's link -----------------------------------------------------------------------------------
 
 /** A lab's way to a folder of the learner's: its controls (``panel``), and the files kept in step. */
@@ -166,22 +175,24 @@ export class FolderLink {
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.timer = undefined;
     this.workSeen = JSON.stringify(storage.work());
-    const describedBy = `ember-folder-what-${lab.lesson.id}`;
-    /** @type {(text: string, action: () => void) => HTMLButtonElement} */
-    const button = (text, action) =>
+    const what = `ember-folder-what-${lab.lesson.id}`;
+    const state = `ember-folder-state-${lab.lesson.id}`;
+    /** @type {(text: string, action: () => void, describedBy?: string) => HTMLButtonElement} */
+    const button = (text, action, describedBy) =>
       el("button", { class: "md-button", type: "button", "aria-describedby": describedBy, onclick: action }, text);
-    this.linkButton = button("Work in a folder on this computer", () => this.link());
-    this.againButton = button("Use my folder again", () => this.reconnect());
+    this.linkButton = button("Work in a folder on this computer", () => this.link(), what);
+    this.againButton = button("Use my folder again", () => this.reconnect(), state);
     this.unlinkButton = button("Unlink folder", () => this.unlink());
     this.againButton.hidden = this.unlinkButton.hidden = true;
-    this.state = el("p", { class: "ember-folder-state", "aria-live": "polite" });
+    this.state = el("p", { class: "ember-folder-state", id: state, "aria-live": "polite" });
+    this.what = el("p", { class: "ember-folder-what", id: what, text: WHAT_IT_DOES });
     this.broken = el("div", { class: "ember-folder-broken", role: "alert", hidden: true });
     this.panel = el(
       "div",
       { class: "ember-folder" },
-      el("div", { class: "ember-toolbar" }, this.linkButton, this.againButton, this.unlinkButton),
-      el("p", { class: "ember-folder-what", id: describedBy, text: WHAT_IT_DOES }),
       this.state,
+      el("div", { class: "ember-toolbar" }, this.linkButton, this.againButton, this.unlinkButton),
+      this.what,
       this.broken,
     );
     current?.stop();
@@ -238,12 +249,12 @@ export class FolderLink {
     this.linkButton.hidden = Boolean(this.handle);
     this.againButton.hidden = !this.handle || this.usable;
     this.unlinkButton.hidden = !this.handle;
+    this.what.hidden = Boolean(this.handle);
     this.panel.dataset.linked = String(Boolean(this.handle && this.usable));
     if (this.handle) this.againButton.textContent = `Use my folder ${name} again`;
     if (sentence !== undefined) this.state.textContent = sentence;
     else if (!this.handle) this.state.textContent = "";
-    else if (this.usable)
-      this.state.textContent = `Linked to your folder ${name}: your files are in its ember/ folder.`;
+    else if (this.usable) this.state.textContent = linkedSentence(this.handle.name);
     else this.state.textContent = `Your folder ${name} is linked; the browser asks you before this page uses it again.`;
   }
 
@@ -397,7 +408,7 @@ export class FolderLink {
     const kept = copies.length
       ? ` What your folder held that the lab could not take is kept as ${copies.join(", ")}.`
       : "";
-    this.show(`Linked to your folder “${handle.name}”: your files are in its ember/ folder.${kept}`);
+    this.show(`${linkedSentence(handle.name)}${kept}`);
   }
 
   /**
