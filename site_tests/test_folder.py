@@ -185,6 +185,25 @@ def test_a_file_with_a_broken_marker_says_which_line_and_changes_nothing(page: P
     assert "queue.pop(0)" in stored_piece(page, GAP)
 
 
+def test_what_the_folder_held_that_the_lab_cannot_take_is_copied_aside(page: Page, base_url: str) -> None:
+    page.goto(base_url + "hosting/")
+    save_in_folder(page, FILE, "# my own file, from before\n")  # the chosen folder already holds an ember/
+    open_linked_lab(page, base_url)
+    state = page.locator(".ember-lab .ember-folder-state")
+    expect(state).to_contain_text(f"kept as ember/{FILE}.1.bak")
+    assert folder_text(page, f"{FILE}.1.bak") == "# my own file, from before\n"
+    assert folder_bytes(page, FILE) == build_modules(COURSE, "L10", stored_work(page))[FILE].source.encode("utf-8")
+
+    # A line added outside the gaps cannot come into the lab: the gap's code does, and the whole file is kept aside.
+    saved = "# a note of mine\n" + with_gap(folder_text(page, FILE), GAP, BREADTH_FIRST)
+    save_in_folder(page, FILE, saved)
+    run_checks(page)
+    expect(state).to_contain_text(f"kept as ember/{FILE}.2.bak")
+    assert "queue.pop(0)" in stored_piece(page, GAP)
+    assert folder_text(page, f"{FILE}.2.bak") == saved
+    assert folder_text(page, FILE) == saved.removeprefix("# a note of mine\n")
+
+
 def test_without_a_folder_picker_the_lab_offers_no_folder(page: Page, base_url: str) -> None:
     page.add_init_script(NO_PICKER)
     open_page(page, base_url + LESSON_10)

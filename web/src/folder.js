@@ -168,6 +168,8 @@ export class FolderLink {
     this.handle = null;
     this.usable = false; // the browser lets the page read and write the folder now
     this.syncing = false;
+    /** @type {string | null} the saved work the folder's files were last written from, by this page */
+    this.writtenFrom = null;
     /** @type {Promise<void>} */
     this.queue = Promise.resolve();
     /** @type {Promise<void> | null} a sync waiting for the one under way */
@@ -370,9 +372,11 @@ export class FolderLink {
     const folder = await handle.getDirectoryHandle(PACKAGE, { create: true });
     const before = link.files;
     const now = await readFiles(folder, Object.keys(before));
+    const untouched = Object.keys(before).every((name) => now[name] === before[name]);
+    if (untouched && this.writtenFrom === JSON.stringify(storage.work())) return; // nothing new on either side
     /** @type {Record<string, string>} */
     let broken = {};
-    if (Object.keys(now).some((name) => now[name] !== before[name])) {
+    if (!untouched) {
       const edits = await this.lab.runtime.edits({ before, now });
       broken = edits.broken;
       await this.take(edits.changed);
@@ -402,6 +406,7 @@ export class FolderLink {
     }
     if (there[INIT] === undefined) await writeFile(folder, INIT, init); // a learner's own __init__.py stays
     await writeLink({ handle, files: written });
+    this.writtenFrom = Object.keys(broken).length ? null : work;
     this.workSeen = JSON.stringify(storage.work());
     if (this.workSeen !== work) this.syncSoon(WRITE_AFTER_MS); // typed in the lab meanwhile
     this.showBroken(broken);
