@@ -6,6 +6,7 @@ tests put it in the picker's place: the page then writes and reads a real folder
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from playwright.sync_api import Page, expect
@@ -86,12 +87,16 @@ def with_gap(source: str, gap_id: str, code: str) -> str:
 
 
 def open_linked_lab(page: Page, url: str) -> None:
-    """Lesson 10 with its lab linked to the folder, the learner's files written into it."""
+    """Lesson 10 with its lab linked to the folder (from the keyboard), the learner's files written into it."""
     page.add_init_script(PICKER)
     open_page(page, url + LESSON_10)
     lab = wait_for_lab(page)
-    lab.get_by_role("button", name="Work in a folder on this computer").click()
+    button = lab.get_by_role("button", name="Work in a folder on this computer")
+    expect(button).to_have_accessible_description(re.compile(r"^Your files go into a folder you choose: .+checks\.$"))
+    button.focus()
+    page.keyboard.press("Enter")
     expect(lab.locator(".ember-folder-state")).to_contain_text(LINKED, timeout=RUN_MS)
+    expect(lab.get_by_role("button", name="Unlink folder")).to_be_focused()  # where the pressed button was
 
 
 def test_the_folder_gets_the_learners_files_byte_for_byte_and_run_takes_a_gap_saved_there(

@@ -273,7 +273,8 @@ export class FolderLink {
     this.handle = handle;
     this.usable = true;
     await writeLink({ handle, files: {} });
-    this.show(`Writing your files into ${handle.name}…`);
+    this.show(`Writing your files into “${handle.name}”…`);
+    this.unlinkButton.focus(); // the button pressed is gone
     await this.sync();
   }
 
@@ -287,7 +288,9 @@ export class FolderLink {
       return;
     }
     this.show(this.usable ? undefined : "The browser did not allow this page to use the folder.");
-    if (this.usable) await this.sync();
+    if (!this.usable) return;
+    this.unlinkButton.focus(); // the button pressed is gone
+    await this.sync();
   }
 
   /** Forget the folder: its files stay where they are, and this page no longer reads or writes them. */
