@@ -68,6 +68,7 @@ async function withStore(mode, action) {
 
 /** @returns {Promise<Link | null>} the linked folder, or null */
 async function readLink() {
+  if (!(await indexedDB.databases()).some((db) => db.name === LINK.database)) return null; // never linked: make none
   const link = await withStore("readonly", (store) => store.get(LINK.key));
   return link?.handle ? { handle: link.handle, files: link.files || {} } : null;
 }
