@@ -4,6 +4,7 @@
 
 import { el } from "./dom.js";
 import { focusGap, labEditor, replaceText, scrollToGap } from "./editor.js";
+import { FolderLink } from "./folder.js";
 import { handOver, notebookUrl } from "./handover.js";
 import * as storage from "./storage.js";
 
@@ -143,6 +144,7 @@ export class Lab {
       "Open as notebook",
     );
     this.replaceMine = el("div", { class: "ember-replace", hidden: true });
+    this.folder = FolderLink.offer(this); // where the browser can open a folder of the learner's
     this.closing = this.closingBox();
     this.holder.replaceChildren(
       el("h3", { text: `Lab: ${lesson.title}` }),
@@ -159,6 +161,7 @@ export class Lab {
         ...downloads,
         this.notebookButton,
       ),
+      ...(this.folder ? [this.folder.panel] : []),
       this.notice,
       this.replaceMine,
       this.problem,
@@ -372,6 +375,7 @@ export class Lab {
     this.problem.hidden = true;
     for (const item of this.claimItems()) item.dataset.state = "running";
     try {
+      await this.folder?.beforeRun(); // what the learner saved in their folder is what the checks run on
       const report = await this.runtime.check({ lab: this.lesson.id, ...storage.work() });
       this.showReport(report);
     } catch (error) {
