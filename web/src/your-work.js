@@ -175,12 +175,15 @@ class YourWork {
       "section",
       { class: "ember-your-work", "aria-labelledby": heading.id },
       heading,
-      el("p", {
-        text:
-          "Everything you write stays in this browser. Download it all as one file to take it to another browser " +
-          "or your own editor (python -m labs import), and bring it back here: choose the file, or drop it on " +
-          "this page. You see what would change before anything does.",
-      }),
+      el(
+        "p",
+        {},
+        "Everything you write stays in this browser. Download it all as one file to take it to another browser or " +
+          "to your own editor (",
+        el("code", { text: "python -m labs import" }),
+        "), and bring it back here: choose the file, or drop it on this page. You see what would change before " +
+          "anything does.",
+      ),
       el("div", { class: "ember-toolbar" }, this.downloadButton, this.chooseButton, ...extra),
       this.input,
       this.status,
@@ -326,10 +329,18 @@ class YourWork {
       answers.length ? `answers to ${plural(answers.length, "question")}` : "",
       lessons.length ? `progress in ${plural(lessons.length, "lesson")}` : "",
     ].filter(Boolean);
-    const summary =
-      `Nothing changes until you press Apply. Gaps: ${counts.new} new, ${counts.changed} changed, ` +
-      `${counts.same} the same as here.` +
-      (merging.length ? ` The file's ${listWords(merging)} would be merged with yours.` : "");
+    const changing = Boolean(
+      Object.keys(changes.pieces).length ||
+        Object.keys(changes.answers).length ||
+        Object.keys(changes.progress).length ||
+        changes.seed ||
+        changes.last,
+    );
+    const summary = changing
+      ? `Nothing changes until you press Apply. Gaps: ${counts.new} new, ${counts.changed} changed, ` +
+        `${counts.same} the same as here.` +
+        (merging.length ? ` The file's ${listWords(merging)} would be merged with yours.` : "")
+      : `Nothing would change: your work here already holds everything in ${names}.`;
     /** @type {HTMLElement[]} */
     const parts = [heading, el("p", { text: summary })];
     if (preview.course_version && preview.course_version !== this.course.version) {
@@ -361,15 +372,20 @@ class YourWork {
     for (const lesson of preview.lessons) {
       const item = this.lessonItem(lesson, changes, keeps);
       if (item) list.append(item);
-      else unchanged.push(`${lesson.lesson} ${lesson.title}`);
+      else unchanged.push(lesson.lesson);
     }
     if (list.children.length) parts.push(list);
-    if (unchanged.length) parts.push(el("p", { text: `Already the same here: ${listWords(unchanged)}.` }));
-    const apply = el(
-      "button",
-      { class: "md-button md-button--primary", type: "button", onclick: () => this.apply(names, given, keeps) },
-      "Apply",
-    );
+    if (unchanged.length) {
+      const lessonsWord = unchanged.length === 1 ? "lesson" : "lessons";
+      parts.push(el("p", { text: `Already the same here: ${lessonsWord} ${listWords(unchanged)}.` }));
+    }
+    const apply = changing
+      ? el(
+          "button",
+          { class: "md-button md-button--primary", type: "button", onclick: () => this.apply(names, given, keeps) },
+          "Apply",
+        )
+      : null;
     const cancel = el(
       "button",
       {
@@ -381,7 +397,7 @@ class YourWork {
           this.chooseButton.focus();
         },
       },
-      "Cancel",
+      changing ? "Cancel" : "Close",
     );
     parts.push(el("div", { class: "ember-toolbar" }, apply, cancel));
     this.preview.replaceChildren(...parts);
