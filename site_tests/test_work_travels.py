@@ -223,14 +223,23 @@ def test_every_bad_file_is_refused_with_its_message_and_the_saved_work_stays_as_
     expect(work_box(page).get_by_role("button", name="Bring my work here…")).to_be_focused()
     assert stored(page) == before
 
-    # Keep mine in the changed gap: the new one comes in, mine stays; then the learner keeps the new work.
-    choose(page, ("work.zip", good))
-    preview(page).get_by_role("checkbox", name="Keep mine: L10.backward").check()
-    preview(page).get_by_role("button", name="Apply").click()
-    expect(work_box(page).locator(".ember-work-status")).to_contain_text("Kept yours in L10.backward.")
-    now = codes(saved_state(page))
-    assert now == MINE | {"L08.add_backward": theirs["L08.add_backward"]}
-    assert saved_state(page)["answers"] == state["answers"] and saved_state(page)["seed"] == state["seed"]
+    # Keep mine in the changed gap: the new one comes in, mine stays. Undo puts back the very text stored (written
+    # here by Python's json, not as the page writes it); the learner brings it in again, and keeps it.
+    assert before[KEY] == json.dumps(state)
+
+    def bring_keeping_mine() -> None:
+        choose(page, ("work.zip", good))
+        preview(page).get_by_role("checkbox", name="Keep mine: L10.backward").check()
+        preview(page).get_by_role("button", name="Apply").click()
+        expect(work_box(page).locator(".ember-work-status")).to_contain_text("Kept yours in L10.backward.")
+        assert codes(saved_state(page)) == MINE | {"L08.add_backward": theirs["L08.add_backward"]}
+        assert saved_state(page)["answers"] == state["answers"] and saved_state(page)["seed"] == state["seed"]
+
+    bring_keeping_mine()
+    work_box(page).get_by_role("button", name="Undo the import").click()
+    expect(work_box(page).locator(".ember-work-status")).to_contain_text("Undone")
+    assert stored(page) == before
+    bring_keeping_mine()
     work_box(page).get_by_role("button", name="Keep the new work").click()
     expect(work_box(page).get_by_role("button", name="Undo the import")).to_have_count(0)
     assert BEFORE not in stored(page)
@@ -246,7 +255,12 @@ def test_work_goes_from_the_page_through_the_terminal_and_back_byte_for_byte(
     page.goto(base_url)
     page.evaluate("([key, raw]) => localStorage.setItem(key, raw)", [KEY, json.dumps(state)])
     page.reload()
-    name, data = download_all(page)
+    work_box(page)
+    assert page.evaluate("document.documentElement.dataset.python") == "off"  # the home page starts no Python
+    with page.expect_download(timeout=BOOT_MS) as download:
+        work_box(page).get_by_role("button", name="Download all my work").click()
+        expect(work_box(page).locator(".ember-work-status")).to_have_text("Python: starting…")
+    name, data = download.value.suggested_filename, Path(download.value.path()).read_bytes()
     (tmp_path / name).write_bytes(data)
     for command in (["import", name, "--dir", "mine"], ["export", "--dir", "mine", "--out", "again.zip"]):
         done = subprocess.run([sys.executable, "-m", "labs", *command], cwd=tmp_path, capture_output=True, text=True,
