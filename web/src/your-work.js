@@ -6,34 +6,21 @@
 //
 // Everything that comes from a file (names, notes, code, messages) is shown as text.
 import { el } from "./dom.js";
+import { listWords, plural, previewParts, sentence } from "./import-preview.js";
 import { REQUEST } from "./protocol.js";
 import * as storage from "./storage.js";
 
 /**
  * @typedef {import("./course-data").Course} Course
  * @typedef {import("./runtime.js").Runtime} Runtime
- * @typedef {import("./storage.js").Progress} Progress
- * @typedef {import("./storage.js").ImportChanges} ImportChanges
+ * @typedef {import("./import-preview.js").Preview} Preview
+ * @typedef {import("./import-preview.js").Changes} Changes
  *
  * A chosen file as the request carries it.
  * @typedef {{ name: string, data: string }} GivenFile
  *
- * What reading a work file would do (labs/checking/work_merge.py's preview), lesson by lesson.
- * @typedef {{ gap: string, status: "new" | "changed" | "same", origin: string }} GapPreview
- * @typedef {{ question: string, status: "new" | "merged" | "kept" }} AnswerPreview
- * @typedef {{ status: "new" | "better" | "kept", mine: Progress | null, file: Progress, merged: Progress }}
- *   ProgressPreview
- * @typedef {{
- *   lesson: string, title: string, gaps: GapPreview[], answers: AnswerPreview[], progress: ProgressPreview | null,
- * }} LessonPreview
- * @typedef {{
- *   course_version: string | null, files: string[], notes: string[],
- *   counts: { new: number, changed: number, same: number }, lessons: LessonPreview[],
- * }} Preview
- *
- * What Python answers a work file: its preview and the changes, or why it cannot be read.
- * @typedef {{ preview: Preview, changes: ImportChanges & { aside: Record<string, string> } } | { error: string }}
- *   ReadAnswer
+ * What Python answers a work file: what it would change and the changes, or why it cannot be read.
+ * @typedef {{ preview: Preview, changes: Changes } | { error: string }} ReadAnswer
  *
  * What the box needs: Python, the course, what to redraw once the saved work changed, and more buttons for its
  * toolbar.
@@ -92,49 +79,6 @@ function fromBase64(text) {
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
-}
-
-/**
- * A sentence from one of Python's messages: a full stop at its end, and a capital first letter where it starts with
- * a plain word ("the file is…"; not a file's name, "ember-work.json: …" or "scalar.py, line 3: …").
- *
- * @param {string} text
- * @returns {string}
- */
-function sentence(text) {
-  const trimmed = text.trim();
-  const first = /^[a-z]+(?=[\s,;:])/.test(trimmed) ? trimmed.charAt(0).toUpperCase() + trimmed.slice(1) : trimmed;
-  return /[.!?]$/.test(first) ? first : `${first}.`;
-}
-
-/**
- * How far a lesson's checks got, in words.
- *
- * @param {Progress} progress
- * @returns {string}
- */
-function progressWords(progress) {
-  if (progress.done) return "all checks pass";
-  return progress.total ? `${progress.passed} of ${progress.total} checks pass` : "started";
-}
-
-/**
- * A list's words: "a", "a and b", "a, b and c".
- *
- * @param {string[]} items
- * @returns {string}
- */
-function listWords(items) {
-  return items.length < 2 ? items.join("") : `${items.slice(0, -1).join(", ")} and ${items[items.length - 1]}`;
-}
-
-/**
- * @param {number} count
- * @param {string} one
- * @param {string} [many]
- */
-function plural(count, one, many = `${one}s`) {
-  return `${count} ${count === 1 ? one : many}`;
 }
 
 /** The "Your work" box of one page: download all the work, bring a file's work here, and undo that. */
@@ -318,67 +262,12 @@ class YourWork {
    * @param {string} names
    * @param {GivenFile[]} given
    * @param {Preview} preview
-   * @param {ImportChanges & { aside: Record<string, string> }} changes
+   * @param {Changes} changes
    */
   showPreview(names, given, preview, changes) {
     const heading = el("h4", { id: "ember-import-title", tabindex: "-1", text: `Bring in ${names}?` });
-    const { counts } = preview;
-    const answers = preview.lessons.flatMap((lesson) => lesson.answers.filter((a) => a.status !== "kept"));
-    const lessons = preview.lessons.filter((lesson) => lesson.progress && lesson.progress.status !== "kept");
-    const merging = [
-      answers.length ? `answers to ${plural(answers.length, "question")}` : "",
-      lessons.length ? `progress in ${plural(lessons.length, "lesson")}` : "",
-    ].filter(Boolean);
-    const changing = Boolean(
-      Object.keys(changes.pieces).length ||
-        Object.keys(changes.answers).length ||
-        Object.keys(changes.progress).length ||
-        changes.seed ||
-        changes.last,
-    );
-    const summary = changing
-      ? `Nothing changes until you press Apply. Gaps: ${counts.new} new, ${counts.changed} changed, ` +
-        `${counts.same} the same as here.` +
-        (merging.length ? ` The file's ${listWords(merging)} would be merged with yours.` : "")
-      : `Nothing would change: your work here already holds everything in ${names}.`;
-    /** @type {HTMLElement[]} */
-    const parts = [heading, el("p", { text: summary })];
-    if (preview.course_version && preview.course_version !== this.course.version) {
-      parts.push(
-        el("p", {
-          text:
-            `The file was saved from another version of the course (${preview.course_version}). ` +
-            "Gaps keep their names from version to version, so your code comes along.",
-        }),
-      );
-    }
-    if (preview.notes.length) {
-      parts.push(
-        el("ul", { class: "ember-import-notes" }, ...preview.notes.map((note) => el("li", { text: sentence(note) }))),
-      );
-    }
-    if (changes.seed) {
-      parts.push(
-        el("p", {
-          text: "The questions' options would take the order they had where the file was saved (you have answered none here yet).",
-        }),
-      );
-    }
-    /** @type {HTMLInputElement[]} */
-    const keeps = [];
-    const list = el("ul", { class: "ember-import-lessons" });
-    /** @type {string[]} */
-    const unchanged = [];
-    for (const lesson of preview.lessons) {
-      const item = this.lessonItem(lesson, changes, keeps);
-      if (item) list.append(item);
-      else unchanged.push(lesson.lesson);
-    }
-    if (list.children.length) parts.push(list);
-    if (unchanged.length) {
-      const lessonsWord = unchanged.length === 1 ? "lesson" : "lessons";
-      parts.push(el("p", { text: `Already the same here: ${lessonsWord} ${listWords(unchanged)}.` }));
-    }
+    const { parts, keeps, changing } = previewParts(names, preview, changes, this.course);
+    parts.unshift(heading);
     const apply = changing
       ? el(
           "button",
@@ -405,90 +294,6 @@ class YourWork {
     this.preview.setAttribute("aria-labelledby", heading.id);
     this.preview.hidden = false;
     heading.focus();
-  }
-
-  /**
-   * One lesson of the preview: each gap's status (a changed one with "Keep mine" and both versions), its answers
-   * and its progress; null when the file changes nothing in it.
-   *
-   * @param {LessonPreview} lesson
-   * @param {ImportChanges & { aside: Record<string, string> }} changes
-   * @param {HTMLInputElement[]} keeps  the "Keep mine" boxes, to add this lesson's to
-   * @returns {HTMLLIElement | null}
-   */
-  lessonItem(lesson, changes, keeps) {
-    const progress = lesson.progress;
-    const changing =
-      lesson.gaps.some((gap) => gap.status !== "same") ||
-      lesson.answers.some((answer) => answer.status !== "kept") ||
-      (progress !== null && progress.status !== "kept");
-    if (!changing) return null;
-    const lines = el("ul");
-    for (const gap of lesson.gaps) {
-      const line = el("li", { "data-gap": gap.gap, "data-status": gap.status }, el("code", { text: gap.gap }));
-      const finished = gap.origin === "finished" ? " (a finished piece)" : "";
-      if (gap.status === "new") line.append(` — new${finished}: the file's code goes in.`);
-      else if (gap.status === "same") line.append(" — the same as here.");
-      else {
-        line.append(` — changed${finished}: the file's code replaces yours. `);
-        const keep = el("input", { type: "checkbox", value: gap.gap, "aria-label": `Keep mine: ${gap.gap}` });
-        keeps.push(keep);
-        line.append(
-          el("label", { class: "ember-keep-mine" }, keep, " Keep mine"),
-          this.bothVersions(changes.aside[gap.gap], changes.pieces[gap.gap]?.code),
-        );
-      }
-      lines.append(line);
-    }
-    const questions = this.course.lessons[lesson.lesson]?.questions || [];
-    /** @param {AnswerPreview} answer */
-    const number = (answer) => {
-      const index = questions.findIndex((q) => `${lesson.lesson}.${q.id}` === answer.question);
-      return index >= 0 ? `question ${index + 1}` : answer.question;
-    };
-    const news = lesson.answers.filter((a) => a.status === "new").map(number);
-    const merged = lesson.answers.filter((a) => a.status === "merged").map(number);
-    const said = [
-      news.length ? `${listWords(news)} new` : "",
-      merged.length ? `${listWords(merged)} merged with yours (every option tried on either side)` : "",
-    ].filter(Boolean);
-    if (said.length) lines.append(el("li", { text: `Answers: ${said.join("; ")}.` }));
-    if (progress && progress.status !== "kept") {
-      const words =
-        progress.status === "new"
-          ? `Progress: ${progressWords(progress.merged)}, from the file.`
-          : `Progress: ${progressWords(progress.merged)}, from the file (here: ${progressWords(
-              /** @type {Progress} */ (progress.mine),
-            )}).`;
-      lines.append(el("li", { text: words }));
-    }
-    return el(
-      "li",
-      { "data-lesson": lesson.lesson },
-      el("p", { class: "ember-import-lesson" }, el("strong", { text: `${lesson.lesson} ${lesson.title}` })),
-      lines,
-    );
-  }
-
-  /**
-   * A changed gap's two versions, folded.
-   *
-   * @param {string | undefined} mine
-   * @param {string | undefined} theirs
-   * @returns {HTMLDetailsElement}
-   */
-  bothVersions(mine, theirs) {
-    return el(
-      "details",
-      { class: "ember-import-versions" },
-      el("summary", { text: "Show both versions" }),
-      el(
-        "div",
-        { class: "ember-conflict-versions" },
-        el("div", {}, el("p", { text: "Here now:" }), el("pre", { text: mine ?? "" })),
-        el("div", {}, el("p", { text: "In the file:" }), el("pre", { text: theirs ?? "" })),
-      ),
-    );
   }
 
   /** Take the preview away. */
