@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from labs.checking.work_file import MAX_INPUT_BYTES
 from labs.course.model import Course, CourseError, Lesson, Part
 
 ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X")
@@ -99,6 +100,7 @@ def course_data(course: Course, urls: dict[str, str], version: str) -> dict[str,
     """What the page script reads about the course (web/src/page.js, lab.js, quiz.js), and nothing more."""
     return {
         "version": version,
+        "work_file_bytes": MAX_INPUT_BYTES,  # the largest file the page hands Python to read as the learner's work
         "order": list(course.lessons),
         "parts": [{"number": part.number, "lessons": list(part.lessons)} for part in course.parts],
         "lessons": {

@@ -38,9 +38,13 @@ export interface Gap {
   file: string;
 }
 
-/** The whole course: its version, the lessons in order and by part, and every lesson and gap by id. */
+/**
+ * The whole course: its version, the largest file the page reads as the learner's work (bytes), the lessons in
+ * order and by part, and every lesson and gap by id.
+ */
 export interface Course {
   version: string;
+  work_file_bytes: number;
   order: string[];
   parts: { number: number; lessons: string[] }[];
   lessons: Record<string, Lesson>;

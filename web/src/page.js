@@ -6,6 +6,7 @@ import { el } from "./dom.js";
 import { resultBox, takeBack } from "./handover.js";
 import { mountQuestions } from "./quiz.js";
 import * as storage from "./storage.js";
+import { yourWorkBox } from "./your-work.js";
 
 /**
  * @typedef {import("./course-data").Course} Course
@@ -304,27 +305,51 @@ function mountHome(root, data) {
           ),
         )
       : null;
-  const reset = el(
-    "button",
-    {
-      class: "md-button",
-      type: "button",
-      onclick: () => {
-        if (confirm("Forget all your code, answers and progress in this browser?")) {
-          storage.resetAll();
-          location.reload();
-        }
-      },
-    },
-    "Reset all my progress",
-  );
   holders.forEach((holder, index) => {
     const part = partOf(holder);
     const ids = part ? part.lessons : data.order;
     const list = ids.length ? lessonList(data, ids, progress) : el("p", { text: "Coming later." });
-    const parts = [index === 0 ? resume : null, list, index === holders.length - 1 ? reset : null];
-    holder.replaceChildren(.../** @type {HTMLElement[]} */ (parts.filter(Boolean)));
+    holder.replaceChildren(...(index === 0 && resume ? [resume, list] : [list]));
   });
+}
+
+/**
+ * The "Your work" box (your-work.js): on a lesson page after its lab, on the home page after the lessons, with the
+ * reset of all progress. What it brings in shows at once: in the lab's editors and the questions, or in the
+ * progress the home page lists.
+ *
+ * @param {HTMLElement} root
+ * @param {Course} data
+ */
+function mountYourWork(root, data) {
+  for (const old of root.querySelectorAll(".ember-your-work")) old.remove();
+  if (location.protocol === "file:") return;
+  const lab = root.querySelector(".ember-lab");
+  const home = [...root.querySelectorAll(".ember-home")].pop();
+  if (lab) {
+    const onChange = () => {
+      if (currentRoot !== root) return;
+      mountQuestions(root, data);
+      currentLab?.showEditors();
+    };
+    lab.after(yourWorkBox({ runtime, course: data, onChange }));
+  } else if (home) {
+    const reset = el(
+      "button",
+      {
+        class: "md-button",
+        type: "button",
+        onclick: () => {
+          if (confirm("Forget all your code, answers and progress in this browser?")) {
+            storage.resetAll();
+            location.reload();
+          }
+        },
+      },
+      "Reset all my progress",
+    );
+    home.after(yourWorkBox({ runtime, course: data, onChange: () => mountHome(root, data), extra: [reset] }));
+  }
 }
 
 /** Mount what the page now shown has: its notices, questions, home-page lists, and a lesson's lab and cells. */
@@ -348,6 +373,7 @@ async function mountPage() {
   mountStorageNotice(root);
   mountQuestions(root, data);
   mountHome(root, data);
+  mountYourWork(root, data);
   if (!page) return;
   if (location.protocol === "file:") return; // assets/file-warning.js explains how to serve the site
   const lesson = /** @type {string} */ (page.dataset.lesson);

@@ -494,3 +494,137 @@ export function resetAll() {
 
 /** The window's event for every change of the saved work (detail.problem when storage has a new problem). */
 export const STORAGE_EVENT = EVENT;
+
+// --- work brought in from a work file ---------------------------------------------------------------
+//
+// The "Your work" box (your-work.js) reads a work file through Python and writes what it changes here. The
+// saved state as it was before is kept aside, as the very text stored (BEFORE_IMPORT), until the learner keeps
+// the new one: Undo puts that text back, byte for byte. A second import before that keeps the first one's
+// "before", so Undo brings back the learner's work as it was before anything was brought in.
+
+const BEFORE_IMPORT = "ember:before-import";
+/** @type {{ memory: State } | null} */
+let beforeInMemory = null; // the state before an import, when the browser cannot store it
+
+/** @returns {Storage | null} the browser's storage, where the copy aside is kept (even while the work is in memory) */
+function asideStore() {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What Python merges a work file into (labs/checking/work_merge.py): the saved state, as plain data.
+ *
+ * @returns {State}
+ */
+export function savedState() {
+  return read();
+}
+
+/**
+ * The changes of a work file read into the saved state (labs/checking/work_merge.py's ``merge``): pieces as exact
+ * texts with their origins, answers and progress as merged, and the seed and last lesson where they change (null
+ * keeps the state's). Its ``aside`` (the state's texts of changed gaps) is not needed here: the whole state is
+ * kept aside.
+ * @typedef {{
+ *   pieces: Record<string, { code: string, origin: string }>, answers: Record<string, Answer>,
+ *   progress: Record<string, Progress>, seed: string | null, last: string | null,
+ * }} ImportChanges
+ */
+
+/**
+ * Write what a work file changes, the state before it kept aside (the first one, if an import is still undoable).
+ *
+ * @param {ImportChanges} changes
+ * @param {string} version  the course's version
+ */
+export function applyImport(changes, version) {
+  const state = read();
+  if (!importUndoable()) {
+    const store = backend();
+    let kept = false;
+    if (store) {
+      try {
+        store.setItem(BEFORE_IMPORT, JSON.stringify({ at: Date.now(), raw: store.getItem(KEY) }));
+        kept = true;
+      } catch {
+        // storage refused: keep it in memory for this visit
+      }
+    }
+    if (!kept) beforeInMemory = { memory: structuredClone(state) };
+  }
+  const saved = Date.now();
+  for (const [gap, { code, origin }] of Object.entries(changes.pieces)) {
+    const piece = { code, version, saved, exact: true, origin }; // origin: "own", or "finished" for a finished piece
+    state.pieces[gap] = piece;
+  }
+  Object.assign(state.answers, changes.answers);
+  Object.assign(state.progress, changes.progress);
+  if (changes.seed !== null) state.seed = changes.seed;
+  if (changes.last !== null) state.last = changes.last;
+  write(state);
+  window.dispatchEvent(new CustomEvent(EVENT));
+}
+
+/**
+ * The state kept aside before an import, as stored: { raw } (the stored text, null for none), or null.
+ *
+ * @returns {{ raw: string | null } | null}
+ */
+function beforeImport() {
+  if (beforeInMemory) return { raw: JSON.stringify(beforeInMemory.memory) };
+  try {
+    const kept = JSON.parse(asideStore()?.getItem(BEFORE_IMPORT) || "null");
+    if (isObject(kept) && (typeof kept.raw === "string" || kept.raw === null)) return { raw: kept.raw };
+  } catch {
+    // unreadable: nothing to undo
+  }
+  return null;
+}
+
+/**
+ * Whether the last import can be undone (the state before it is kept aside).
+ *
+ * @returns {boolean}
+ */
+export function importUndoable() {
+  return beforeImport() !== null;
+}
+
+/**
+ * Put the saved state back exactly as it was before the import (the stored text itself), and forget the copy.
+ *
+ * @returns {boolean}  whether there was an import to undo
+ */
+export function undoImport() {
+  const before = beforeImport();
+  if (!before) return false;
+  if (beforeInMemory || memory) {
+    write(before.raw === null ? empty() : validate(before.raw).state);
+  } else {
+    const store = backend();
+    try {
+      if (before.raw === null) store?.removeItem(KEY);
+      else store?.setItem(KEY, before.raw);
+    } catch {
+      toMemory(validate(before.raw).state, "full");
+    }
+    cache = { raw: undefined, state: null };
+  }
+  keepImport();
+  window.dispatchEvent(new CustomEvent(EVENT));
+  return true;
+}
+
+/** The learner keeps what was brought in: forget the state from before it. */
+export function keepImport() {
+  beforeInMemory = null;
+  try {
+    asideStore()?.removeItem(BEFORE_IMPORT);
+  } catch {
+    // storage refused: the copy stays, and Undo with it
+  }
+}
