@@ -38,9 +38,13 @@ export interface Gap {
   file: string;
 }
 
-/** The whole course: its version, the lessons in order and by part, and every lesson and gap by id. */
+/**
+ * The whole course: its version (a digest of its Python) and release (which orders builds), the lessons in order
+ * and by part, and every lesson and gap by id.
+ */
 export interface Course {
   version: string;
+  release: number;
   order: string[];
   parts: { number: number; lessons: string[] }[];
   lessons: Record<string, Lesson>;
