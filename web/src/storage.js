@@ -393,6 +393,16 @@ export function isThisTab(rival) {
 }
 
 /**
+ * Whether this tab wrote a piece.
+ *
+ * @param {Piece | undefined} piece
+ * @returns {boolean}
+ */
+export function wroteHere(piece) {
+  return Boolean(piece?.rev?.startsWith(`${TAB}.`));
+}
+
+/**
  * Save a gap's text as typed in this tab, on top of the stored piece the tab last had (``seen``: its rev, null
  * for none). Answers "saved" with the new piece's rev; "kept beside" where another tab changed the gap since
  * (the text is kept beside the stored piece, for the learner to choose); "newer" where a tab on a newer release
