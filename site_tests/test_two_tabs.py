@@ -12,6 +12,7 @@ from labs.course.model import load_course
 
 from .harness import LESSON_10, SITE, Watch
 from .learner import go_to_gap, open_page, run_checks, stored_piece, wait_for_lab
+from .test_access import serious_violations
 
 COURSE = load_course()
 LESSON_9 = "lessons/09-many-paths-one-sum/"
@@ -81,6 +82,7 @@ def test_two_tabs_adding_lines_to_one_gap_keep_both_and_a_conflict_keeps_both_ve
     expect(mine).to_contain_text("second, at the same time")
     expect(conflict_box(two).locator('[data-where="another tab"] pre')).to_contain_text("first, at the same time")
     two.evaluate(HEARING)
+    assert not serious_violations(two)
     # The third tab keeps the second tab's, by keyboard: from the gap's Reset button, Tab reaches the box's buttons.
     box = conflict_box(three)
     expect(box.locator('[data-where="one tab"] pre')).to_contain_text("first, at the same time")
@@ -155,6 +157,7 @@ def test_a_tab_on_an_older_release_never_writes_over_a_newer_ones_work(context: 
     }""", release + 1)
     newer = stored_piece(one, "L10.backward")
     expect_told_to_reload(two)  # it hears of the newer piece
+    assert not serious_violations(two)
     add_line(one, "L10.backward", "typed on the older release")  # it learns of it as it saves
     expect_told_to_reload(one)
     assert stored_piece(one, "L10.backward") == newer
