@@ -6,6 +6,7 @@
 // (`follow`), and a gap typed here while another tab's change to it had not arrived yet is kept beside the
 // stored one, both shown until the learner keeps one (see storage.js and tabs.js).
 
+import { reachScrollBoxes } from "./access.js";
 import { el } from "./dom.js";
 import { focusGap, gapTexts, labEditor, lockGapsOf, replaceText, scrollToGap, setGapTexts } from "./editor.js";
 import { handOver, notebookUrl } from "./handover.js";
@@ -570,6 +571,7 @@ export class Lab {
       this.tabsBox.querySelector(".ember-tabs-newer")?.remove();
       if (this.locked.size) this.tabsBox.prepend(newerNote([...this.locked]));
     }
+    if (this.conflictBoxes.size) reachScrollBoxes(this.tabsBox); // versions wider than the box: reachable at once
   }
 
   /**
