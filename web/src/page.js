@@ -479,6 +479,8 @@ export function start(sharedRuntime) {
     storage.STORAGE_EVENT,
     (event) => /** @type {CustomEvent} */ (event).detail?.otherTab && followOtherTabs(),
   );
+  // A page the browser kept while the learner was away heard nothing meanwhile: it looks at what is stored now.
+  window.addEventListener("pageshow", (event) => event.persisted && followOtherTabs());
   followPages();
 }
 
