@@ -78,6 +78,12 @@ def test_two_tabs_adding_lines_to_one_gap_keep_both_and_a_conflict_keeps_both_ve
     for page in (one, two, three):
         expect(conflict_box(page)).to_be_visible(timeout=SOON)
         expect(conflict_box(page).get_by_role("alert")).to_have_text(BOX)
+    # Coming back to a tab looks for the notebook's edits, and leaves the box where it is.
+    one.evaluate("""async () => {
+      document.dispatchEvent(new Event("visibilitychange"));
+      await new Promise((done) => setTimeout(done, 200));
+    }""")
+    expect(conflict_box(one)).to_be_visible()
     mine = conflict_box(two).locator('[data-where="this tab"] pre')
     expect(mine).to_contain_text("second, at the same time")
     expect(conflict_box(two).locator('[data-where="another tab"] pre')).to_contain_text("first, at the same time")

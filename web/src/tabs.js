@@ -49,7 +49,7 @@ export function conflictBox(gap, versions, onKeep) {
   const current = [...versions];
   const box = el(
     "div",
-    { class: "ember-from-notebook ember-two-tabs", role: "group", "aria-labelledby": id, "data-gap": gap },
+    { class: "ember-two-tabs", role: "group", "aria-labelledby": id, "data-gap": gap },
     el("p", {
       id,
       role: "alert",
@@ -94,7 +94,7 @@ export function newerNote(gaps) {
   const which = gaps.length === 1 ? `gap ${gaps[0]}` : `gaps ${gaps.join(", ")}`;
   return el(
     "div",
-    { class: "ember-from-notebook ember-tabs-newer", role: "alert" },
+    { class: "ember-tabs-newer", role: "alert" },
     el("p", {
       text:
         `Another tab has a newer version of the course, and it saved your work in ${which}. ` +
