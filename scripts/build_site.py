@@ -13,7 +13,9 @@ import json
 import os
 import shutil
 import sys
+import time
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the build's own modules, also when imported as scripts.*
@@ -118,13 +120,32 @@ def vendor() -> None:
     shutil.copytree(NODE / "katex" / "dist" / "fonts", katex / "fonts")
 
 
-def boot_manifest(bundle: str, version: str, wheel_names: list[str]) -> dict[str, object]:
+def course_release(version: str, previous: Path, now: Callable[[], float] = time.time) -> int:
+    """The course's release: a number that orders the builds of the course, which its version (a digest) cannot.
+
+    It is the time (in seconds) this version was built first since the build before it, as ``previous`` (the
+    last build's manifest) tells: building the same version again keeps its release, and any other version, an
+    older one built again included, gets a later one than every build before it. The page stores it with each
+    of the learner's pieces, so that a tab on an older build never writes over a newer build's work.
+    """
+    try:
+        last = json.loads(previous.read_text())
+    except (OSError, ValueError):
+        last = {}
+    release = last.get("release") if isinstance(last, dict) else None
+    if not isinstance(release, int) or isinstance(release, bool):
+        return int(now())
+    return release if last.get("version") == version else max(int(now()), release + 1)
+
+
+def boot_manifest(bundle: str, version: str, wheel_names: list[str], release: int) -> dict[str, object]:
     """What the worker reads first: the course version, Pyodide's, the files a boot downloads (with sizes),
-    and the folder the course's Python goes into (its bytecode was compiled there)."""
+    and the folder the course's Python goes into (its bytecode was compiled there); and the course's release,
+    which the site's course.json carries (site_hooks/ember_pages.py)."""
     wheel_paths = [f"wheels/{name}" for name in wheel_names]
     downloads = [f"pyodide/{name}" for name in PYODIDE_FILES] + [STDLIB, *wheel_paths, bundle]
-    return {"version": version, "pyodide": pyodide_version(), "bundle": bundle, "folder": COURSE_FOLDER,
-            "wheels": wheel_names,
+    return {"version": version, "release": release, "pyodide": pyodide_version(), "bundle": bundle,
+            "folder": COURSE_FOLDER, "wheels": wheel_names,
             "sizes": {path: (GEN / path).stat().st_size for path in downloads}}
 
 
@@ -165,7 +186,7 @@ def main() -> None:
     bundle, version = python_bundle()
     wheel_names = wheels()
     compiled_stdlib(bundle, version, wheel_names)
-    manifest = boot_manifest(bundle, version, wheel_names)
+    manifest = boot_manifest(bundle, version, wheel_names, course_release(version, GEN / "manifest.json"))
     (GEN / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     run(sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet")

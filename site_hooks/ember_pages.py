@@ -228,11 +228,16 @@ def _guard_theme_storage(output: str) -> str:
     return output[:end] + STORAGE_GUARD + output[end:]
 
 
-def _version() -> str:
+def _version() -> tuple[str, int]:
+    """The course's version and release, as the build's manifest has them (a site built without it: "dev", 0)."""
     manifest = ROOT / "docs" / "assets" / "gen" / "manifest.json"
-    return json.loads(manifest.read_text())["version"] if manifest.exists() else "dev"
+    if not manifest.exists():
+        return "dev", 0
+    data = json.loads(manifest.read_text())
+    return data["version"], int(data.get("release", 0))
 
 
 def on_post_build(config: Any) -> None:
     """Write assets/gen/course.json into the built site."""
-    write_course_json(Path(config["site_dir"]) / "assets" / "gen" / "course.json", _course(), _urls, _version())
+    version, release = _version()
+    write_course_json(Path(config["site_dir"]) / "assets" / "gen" / "course.json", _course(), _urls, version, release)

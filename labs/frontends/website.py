@@ -96,11 +96,16 @@ def home_list(course: Course, part_number: int, url_of: Callable[[str], str | No
     return f'<ol class="ember-lessons" start="{first}">{"".join(items)}</ol>'
 
 
-def course_data(course: Course, urls: dict[str, str], version: str) -> dict[str, Any]:
-    """What the page script reads about the course (web/src/page.js, lab.js, quiz.js), and nothing more."""
+def course_data(course: Course, urls: dict[str, str], version: str, release: int = 0) -> dict[str, Any]:
+    """What the page script reads about the course (web/src/page.js, lab.js, quiz.js), and nothing more.
+
+    ``release`` orders the builds of the course (scripts/build_site.py's course_release): the page stores it
+    with each piece, so that a tab on an older build never writes over a newer build's work (web/src/storage.js).
+    """
     return {
         "version": version,
         "work_file_bytes": MAX_INPUT_BYTES,  # the largest file the page hands Python to read as the learner's work
+        "release": release,
         "order": list(course.lessons),
         "parts": [{"number": part.number, "lessons": list(part.lessons)} for part in course.parts],
         "lessons": {
@@ -125,7 +130,8 @@ def course_data(course: Course, urls: dict[str, str], version: str) -> dict[str,
     }
 
 
-def write_course_json(target: Path, course: Course, urls: dict[str, str], version: str) -> None:
+def write_course_json(target: Path, course: Course, urls: dict[str, str], version: str, release: int = 0) -> None:
     """Write the page script's course.json."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(course_data(course, urls, version), ensure_ascii=False), encoding="utf-8")
+    data = course_data(course, urls, version, release)
+    target.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")

@@ -16,7 +16,7 @@ export function nameTheThemesParts() {
 
 const SCROLLERS =
   ".arithmatex, .katex-display, .ember-table, .md-typeset__scrollwrap, .ember-figure, .ember-tensor-heat, " +
-  ".ember-pair, .ember-output pre";
+  ".ember-pair, .ember-output pre, .ember-conflict-versions pre";
 
 /**
  * Whether a box is narrower than what it holds, so that part of it is seen only by scrolling it.
@@ -49,7 +49,9 @@ export function reachScrollBoxes(root) {
           ? "Formula (scrolls sideways)"
           : box.matches(".ember-table, .md-typeset__scrollwrap")
             ? "Table (scrolls sideways)"
-            : "Drawing or output (scrolls sideways)",
+            : box.matches(".ember-conflict-versions pre")
+              ? "Code (scrolls sideways)"
+              : "Drawing or output (scrolls sideways)",
       );
       box.dataset.emberScrollBox = "true";
     } else if (!scrolls && box.dataset.emberScrollBox) {

@@ -39,11 +39,12 @@ export interface Gap {
 }
 
 /**
- * The whole course: its version, the largest file the page reads as the learner's work (bytes), the lessons in
- * order and by part, and every lesson and gap by id.
+ * The whole course: its version (a digest of its Python) and release (which orders builds), the largest file the
+ * page reads as the learner's work (bytes), the lessons in order and by part, and every lesson and gap by id.
  */
 export interface Course {
   version: string;
+  release: number;
   work_file_bytes: number;
   order: string[];
   parts: { number: number; lessons: string[] }[];

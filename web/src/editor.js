@@ -4,7 +4,7 @@
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { HighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/language";
-import { Annotation, EditorState, RangeSetBuilder, StateEffect, StateField } from "@codemirror/state";
+import { Annotation, EditorState, RangeSetBuilder, StateEffect, StateField, Transaction } from "@codemirror/state";
 import { Decoration, EditorView, keymap, lineNumbers, ViewPlugin } from "@codemirror/view";
 import { tags } from "@lezer/highlight";
 
@@ -249,6 +249,8 @@ export function cellEditor(parent, code, { onRun, label }) {
 
 /** Replace the gaps the editor knows (with a rebuilt module). */
 const setGaps = /** @type {import("@codemirror/state").StateEffectType<GapPlace[]>} */ (StateEffect.define());
+/** Make gaps read-only (their ids): another tab, on a newer release of the course, saved them. */
+const lockGaps = /** @type {import("@codemirror/state").StateEffectType<string[]>} */ (StateEffect.define());
 
 /**
  * Spans of the gap bodies: [{id, editable, from, to}], from the first body line's start to the last one's end.
@@ -278,7 +280,11 @@ function gapField(gapIds, initial) {
   return StateField.define({
     create: (state) => spansFrom(state.doc, initial, gapIds),
     update(spans, tr) {
-      for (const effect of tr.effects) if (effect.is(setGaps)) return spansFrom(tr.state.doc, effect.value, gapIds);
+      for (const effect of tr.effects) {
+        if (effect.is(setGaps)) return spansFrom(tr.state.doc, effect.value, gapIds);
+        if (effect.is(lockGaps))
+          spans = spans.map((span) => ({ ...span, editable: span.editable && !effect.value.includes(span.id) }));
+      }
       if (!tr.docChanged) return spans;
       // Text typed at either edge of a body belongs to the body.
       return spans.map((span) => ({
@@ -335,7 +341,9 @@ export function labEditor(parent, code, { gaps, gapIds, onChange, onRun, label }
   const decorations = StateField.define({
     create: (state) => lineDecorations(state, field),
     update: (value, tr) =>
-      tr.docChanged || tr.effects.some((e) => e.is(setGaps)) ? lineDecorations(tr.state, field) : value,
+      tr.docChanged || tr.effects.some((e) => e.is(setGaps) || e.is(lockGaps))
+        ? lineDecorations(tr.state, field)
+        : value,
     provide: (decorationField) => EditorView.decorations.from(decorationField),
   });
   const onlyInGaps = EditorState.changeFilter.of((tr) => {
@@ -403,6 +411,47 @@ export function replaceText(view, text, gaps) {
     annotations: rebuilt.of(true),
   });
   view.dispatch({ effects: setGaps.of(gaps) });
+}
+
+/**
+ * Put other texts in some of an editor's gaps ({id: text}), as another tab wrote them: only the part of each that
+ * differs is replaced, so the cursor stays where it is (in the same gap, the same place in the text around it),
+ * and Undo undoes only the learner's own typing. Answers whether anything changed.
+ *
+ * @param {LabView} view
+ * @param {Record<string, string>} texts
+ * @returns {boolean}
+ */
+export function setGapTexts(view, texts) {
+  const changes = [];
+  for (const { id, from, to } of view.state.field(view.emberGaps)) {
+    if (!(id in texts)) continue;
+    const old = view.state.doc.sliceString(from, to);
+    const text = texts[id];
+    if (old === text) continue;
+    let start = 0;
+    while (start < old.length && start < text.length && old[start] === text[start]) start++;
+    let end = 0;
+    while (end < old.length - start && end < text.length - start && old.at(-1 - end) === text.at(-1 - end)) end++;
+    changes.push({ from: from + start, to: to - end, insert: text.slice(start, text.length - end) });
+  }
+  if (!changes.length) return false;
+  view.dispatch({
+    changes,
+    filter: false,
+    annotations: [rebuilt.of(true), Transaction.addToHistory.of(false)],
+  });
+  return true;
+}
+
+/**
+ * Make gaps of an editor read-only, with the look of the rest of the file.
+ *
+ * @param {LabView} view
+ * @param {string[]} gapIds
+ */
+export function lockGapsOf(view, gapIds) {
+  view.dispatch({ effects: lockGaps.of(gapIds) });
 }
 
 /**

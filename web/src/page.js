@@ -4,7 +4,7 @@
 import { cellToCell, mountSkipLinks, nameTheThemesParts, watchScrollBoxes } from "./access.js";
 import { el } from "./dom.js";
 import { resultBox, takeBack } from "./handover.js";
-import { mountQuestions } from "./quiz.js";
+import { followAnswers, mountQuestions } from "./quiz.js";
 import * as storage from "./storage.js";
 import { yourWorkBox } from "./your-work.js";
 
@@ -247,6 +247,23 @@ function mountStorageNotice(root) {
 }
 
 /**
+ * Where the learner is with a lesson: "done", "started" or "new", and in words.
+ *
+ * @param {Record<string, import("./storage.js").Progress>} progress
+ * @param {string} id
+ * @returns {{ state: string, word: string }}
+ */
+function progressOf(progress, id) {
+  const state = progress[id]?.done ? "done" : progress[id] ? "started" : "new";
+  const word = {
+    done: "all checks pass",
+    started: progress[id]?.total ? `${progress[id].passed} of ${progress[id].total} checks pass` : "started",
+    new: "not started",
+  }[state];
+  return { state, word };
+}
+
+/**
  * One part's lessons as a numbered list, each with the learner's progress.
  *
  * @param {Course} data
@@ -258,12 +275,7 @@ function lessonList(data, ids, progress) {
   const list = el("ol", { class: "ember-lessons", start: String(first) });
   for (const id of ids) {
     const lesson = data.lessons[id];
-    const state = progress[id]?.done ? "done" : progress[id] ? "started" : "new";
-    const word = {
-      done: "all checks pass",
-      started: progress[id]?.total ? `${progress[id].passed} of ${progress[id].total} checks pass` : "started",
-      new: "not started",
-    }[state];
+    const { state, word } = progressOf(progress, id);
     const title = lesson.url
       ? el("a", { href: siteRoot + lesson.url }, lesson.title)
       : el("span", { text: `${lesson.title} (in preparation)` });
@@ -297,7 +309,7 @@ function mountHome(root, data) {
     last && data.lessons[last]?.url
       ? el(
           "p",
-          {},
+          { class: "ember-resume", "data-lesson": last },
           el(
             "a",
             { class: "md-button md-button--primary", href: siteRoot + data.lessons[last].url },
@@ -352,6 +364,36 @@ function mountYourWork(root, data) {
   }
 }
 
+/**
+ * Show on the home page the progress saved now (another tab saved more): each lesson's, in place, and where to
+ * continue.
+ *
+ * @param {HTMLElement} root
+ * @param {Course} data
+ */
+function followProgress(root, data) {
+  const progress = storage.progress();
+  for (const item of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-home li[data-lesson]"))) {
+    const { state, word } = progressOf(progress, /** @type {string} */ (item.dataset.lesson));
+    item.dataset.state = state;
+    const words = item.querySelector(".ember-progress");
+    if (words) words.textContent = ` — ${word}`;
+  }
+  const last = storage.lastLesson();
+  const resume = /** @type {HTMLElement | null} */ (root.querySelector(".ember-resume"));
+  if (root.querySelector(".ember-home") && last && data.lessons[last]?.url && resume?.dataset.lesson !== last) {
+    mountHome(root, data);
+  }
+}
+
+/** Show in the page now shown what another tab of the learner's saved: answers, progress, the lab's gaps. */
+function followOtherTabs() {
+  if (!currentRoot || !course) return;
+  followAnswers(currentRoot);
+  followProgress(currentRoot, course);
+  currentLab?.follow();
+}
+
 /** Mount what the page now shown has: its notices, questions, home-page lists, and a lesson's lab and cells. */
 async function mountPage() {
   const root = document.querySelector("article") || document.body;
@@ -369,6 +411,7 @@ async function mountPage() {
     return;
   }
   currentRoot = root;
+  storage.useCourse(data);
   showStartProblem(root);
   mountStorageNotice(root);
   mountQuestions(root, data);
@@ -458,6 +501,12 @@ export function start(sharedRuntime) {
     storage.STORAGE_EVENT,
     (event) => /** @type {CustomEvent} */ (event).detail?.problem && currentRoot && mountStorageNotice(currentRoot),
   );
+  window.addEventListener(
+    storage.STORAGE_EVENT,
+    (event) => /** @type {CustomEvent} */ (event).detail?.otherTab && followOtherTabs(),
+  );
+  // A page the browser kept while the learner was away heard nothing meanwhile: it looks at what is stored now.
+  window.addEventListener("pageshow", (event) => event.persisted && followOtherTabs());
   followPages();
 }
 

@@ -23,6 +23,20 @@ import * as storage from "./storage.js";
  */
 export const VERDICT = Object.freeze({ RIGHT: "Right.", WRONG: "Not quite." });
 
+/** @type {WeakMap<HTMLElement, () => void>} */
+const followers = new WeakMap(); // each question's way to show its saved answer anew (another tab saved one)
+
+/**
+ * Show in each question of a page the answer saved now, where another tab saved another one.
+ *
+ * @param {ParentNode} root
+ */
+export function followAnswers(root) {
+  for (const holder of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-question"))) {
+    followers.get(holder)?.();
+  }
+}
+
 /**
  * Turn every .ember-question placeholder of a page into a question.
  *
@@ -76,6 +90,7 @@ function mountQuestion(holder, course, seed) {
     fieldset.append(label);
   }
   holder.replaceChildren(fieldset, feedback, el("div", { class: "ember-toolbar" }, reveal), explain);
+  let drawn = ""; // the saved answer shown, as JSON
 
   /**
    * Mark the options tried, and the right one once it is known; open the explanation when earned.
@@ -83,6 +98,7 @@ function mountQuestion(holder, course, seed) {
    * @param {storage.Answer | undefined} entry
    */
   function draw(entry) {
+    drawn = JSON.stringify(entry ?? null);
     const status = storage.questionStatus(entry);
     const tried = storage.triedOptions(entry);
     const known = status === "right" || status === "revealed";
@@ -142,14 +158,24 @@ function mountQuestion(holder, course, seed) {
     feedback.focus(); // the button is gone: the learner carries on from what it showed
   });
 
-  const saved = storage.answers()[key];
-  draw(saved);
-  if (saved) {
-    const input = /** @type {HTMLInputElement | null} */ (
-      fieldset.querySelector(`input[value="${CSS.escape(saved.option)}"]`)
-    );
-    if (input) input.checked = true;
-    if (saved.revealed && !saved.correct) showAnswer(false);
+  /**
+   * Show a saved answer (none: the question as new): the option picked, its feedback, the marks.
+   *
+   * @param {storage.Answer | undefined} saved
+   */
+  function showSaved(saved) {
+    draw(saved);
+    for (const input of fieldset.querySelectorAll("input")) input.checked = input.value === saved?.option;
+    if (!saved) {
+      feedback.replaceChildren();
+      delete holder.dataset.answered;
+    } else if (saved.revealed && !saved.correct) showAnswer(false);
     else choose(saved.option, false);
   }
+
+  showSaved(storage.answers()[key]);
+  followers.set(holder, () => {
+    const saved = storage.answers()[key];
+    if (JSON.stringify(saved ?? null) !== drawn) showSaved(saved);
+  });
 }

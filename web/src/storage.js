@@ -13,6 +13,14 @@
 // The state also keeps the learner's seed (see order.js): made once, the first time a question is
 // shown, it gives this learner their own order of every question's options, on the page and in the
 // notebook. A state saved before seeds existed reads as it was, and gets one.
+//
+// One learner may have the course open in several tabs. Every write reads the stored state afresh and changes only
+// what it is about (one gap, one answer), so edits in two tabs never write a whole stale state over each other;
+// each tab hears of the others' writes (the window's `storage` event, passed on as this module's EVENT with
+// detail.otherTab) and shows them. A gap typed in a tab that had not yet heard of another tab's change to it is
+// kept beside the stored piece (`conflicts`), both versions, until the learner chooses. Each piece carries the
+// course's release it was written under (course.json's, which orders builds): a tab on an older release never
+// writes over a piece of a newer one.
 import { newSeed, SEED_PATTERN } from "./order.js";
 
 const KEY = "ember:v1";
@@ -20,9 +28,16 @@ const ASIDE = "ember:unreadable";
 const EVENT = "ember:storage";
 
 /**
- * A gap's piece: its code, the course version it was written under, when it was saved, and whether it is the
- * exact text typed (older versions saved dedented bodies).
- * @typedef {{ code: string, version?: string, saved?: number, exact?: boolean }} Piece
+ * A gap's piece: its code, the course version and release it was written under, when it was saved, and whether
+ * it is the exact text typed (older versions saved dedented bodies); rev names this write of it, after the one it
+ * replaced (so a tab can tell whether a piece was written on top of what it had).
+ * @typedef {{
+ *   code: string, version?: string, release?: number, saved?: number, exact?: boolean, rev?: string, after?: string,
+ * }} Piece
+ *
+ * A gap's text typed in one tab while another tab's change to the gap had not reached it: kept beside the stored
+ * piece until the learner chooses. tab: the tab that typed it (see `isThisTab`).
+ * @typedef {{ code: string, tab: string, saved: number }} Rival
  *
  * A question's saved answer: the last option picked and whether it was right; everCorrect: picked right before
  * the answer was shown; tried: the wrong options picked; revealed: the learner asked for the answer.
@@ -32,10 +47,10 @@ const EVENT = "ember:storage";
  * @typedef {{ passed: number, total: number, done: boolean, at?: number }} Progress
  *
  * Everything stored: pieces by gap id, answers by question id, progress by lesson id, the last lesson visited,
- * and the learner's seed.
+ * the learner's seed, and the gaps typed in two tabs at once (only while there are any).
  * @typedef {{
  *   pieces: Record<string, Piece>, answers: Record<string, Answer>, progress: Record<string, Progress>,
- *   last: string | null, seed: string | null,
+ *   last: string | null, seed: string | null, conflicts?: Record<string, Rival[]>,
  * }} State
  *
  * The learner's work as requests carry it: exact texts, and older dedented bodies, by gap id.
@@ -51,6 +66,10 @@ let memory = null; // the state, when the browser cannot store it
 const issues = new Map(); // problem kind -> { kind, detail }
 /** @type {{ raw: string | null | undefined, state: State | null }} */
 let cache = { raw: undefined, state: null };
+/** @type {{ version: string, release: number } | null} */
+let course = null; // the course this tab runs (useCourse)
+const TAB = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`; // this tab, among the learner's
+let writes = 0;
 
 /** @returns {State} */
 function empty() {
@@ -71,14 +90,20 @@ const isTime = (value) => value === undefined || (typeof value === "number" && N
 /** @type {(value: unknown) => boolean} */
 const isIds = (value) => value === undefined || (Array.isArray(value) && value.every((id) => typeof id === "string"));
 
-/** @type {Record<"pieces" | "answers" | "progress", (entry: unknown) => boolean>} */
+/** @type {(value: unknown) => boolean} */
+const isText = (value) => value === undefined || typeof value === "string";
+
+/** @type {Record<"pieces" | "answers" | "progress" | "conflicts", (entry: unknown) => boolean>} */
 const VALID = {
   pieces: (entry) =>
     isObject(entry) &&
     typeof entry.code === "string" &&
     isTime(entry.saved) &&
-    (entry.version === undefined || typeof entry.version === "string") &&
-    (entry.exact === undefined || typeof entry.exact === "boolean"),
+    isText(entry.version) &&
+    (entry.exact === undefined || typeof entry.exact === "boolean") &&
+    isTime(entry.release) &&
+    isText(entry.rev) &&
+    isText(entry.after),
   // option: the last one picked; everCorrect: picked right before the answer was shown; tried: the
   // wrong options picked; revealed: the learner asked for the answer. The last two are newer.
   answers: (entry) =>
@@ -94,6 +119,13 @@ const VALID = {
     isCount(entry.total) &&
     typeof entry.done === "boolean" &&
     isTime(entry.at),
+  conflicts: (entry) =>
+    Array.isArray(entry) &&
+    entry.length > 0 &&
+    entry.every(
+      (rival) =>
+        isObject(rival) && typeof rival.code === "string" && typeof rival.tab === "string" && isTime(rival.saved),
+    ),
 };
 
 /**
@@ -121,10 +153,13 @@ export function validate(raw) {
       unreadable.push(`"${field}" is not a table`);
       continue;
     }
+    /** @type {Record<string, any>} */
+    const table = state[field] || {};
     for (const [key, entry] of Object.entries(saved[field])) {
-      if (valid(entry)) state[field][key] = entry;
+      if (valid(entry)) table[key] = entry;
       else unreadable.push(`${field} entry "${key}"`);
     }
+    if (Object.keys(table).length) state[field] = table;
   }
   if (typeof saved.last === "string") state.last = saved.last;
   else if (saved.last !== null && saved.last !== undefined) unreadable.push('"last" is not a lesson id');
@@ -233,10 +268,16 @@ function write(state) {
   }
 }
 
-/** @param {(state: State) => void} change */
+/**
+ * Change the stored state as it is now (read afresh: another tab may have written since); a change that answers
+ * false writes nothing.
+ *
+ * @param {(state: State) => void | boolean} change
+ */
 function update(change) {
   const state = read();
-  change(state);
+  if (change(state) === false) return;
+  if (state.conflicts && !Object.keys(state.conflicts).length) delete state.conflicts;
   write(state);
   window.dispatchEvent(new CustomEvent(EVENT));
 }
@@ -263,19 +304,182 @@ export function exactTexts() {
 }
 
 /**
- * Save exact texts ({gap: text}); null for a gap forgets its piece.
+ * Save exact texts ({gap: text}); null for a gap forgets its piece. A gap whose piece a newer release of the
+ * course wrote (see `isNewer`) is left as it is: answers those gaps.
  *
  * @param {Record<string, string | null>} changes
  * @param {string} version  the course's version
+ * @returns {string[]}
  */
 export function saveExact(changes, version) {
+  /** @type {string[]} */
+  const refused = [];
   update((state) => {
     for (const [gap, code] of Object.entries(changes)) {
-      if (code === null) delete state.pieces[gap];
-      else state.pieces[gap] = { code, version, saved: Date.now(), exact: true };
+      const before = state.pieces[gap];
+      if (isNewer(before)) refused.push(gap);
+      else if (code === null) delete state.pieces[gap];
+      else state.pieces[gap] = typed(code, version, before);
     }
   });
+  return refused;
 }
+
+// --- one learner, several tabs -------------------------------------------------------------------
+
+/**
+ * The course this tab runs: its version and release, stored with every piece it writes.
+ *
+ * @param {{ version: string, release: number }} running
+ */
+export function useCourse({ version, release }) {
+  course = { version, release: Number.isFinite(release) ? release : 0 };
+}
+
+/**
+ * Whether a tab on a newer release of the course than this tab's wrote a piece: this tab must not write over it.
+ *
+ * @param {Piece | undefined} piece
+ * @returns {boolean}
+ */
+export function isNewer(piece) {
+  if (!piece || !course || piece.version === undefined || piece.version === course.version) return false;
+  return (piece.release ?? 0) > course.release;
+}
+
+/**
+ * A piece typed now, written on top of ``before``.
+ *
+ * @param {string} code
+ * @param {string} version  the course's version
+ * @param {Piece | undefined} before
+ * @returns {Piece}
+ */
+function typed(code, version, before) {
+  writes += 1;
+  /** @type {Piece} */
+  const piece = { code, version, saved: Date.now(), exact: true, rev: `${TAB}.${writes}` };
+  if (course && version === course.version) piece.release = course.release;
+  if (before?.rev) piece.after = before.rev;
+  return piece;
+}
+
+/**
+ * The stored pieces, by gap id.
+ *
+ * @returns {Record<string, Piece>}
+ */
+export function pieces() {
+  return read().pieces;
+}
+
+/**
+ * The gaps typed in two tabs at once: by gap id, the texts kept beside the stored piece.
+ *
+ * @returns {Record<string, Rival[]>}
+ */
+export function conflicts() {
+  return read().conflicts || {};
+}
+
+/**
+ * Whether a text kept beside a piece was typed in this tab.
+ *
+ * @param {Rival} rival
+ * @returns {boolean}
+ */
+export function isThisTab(rival) {
+  return rival.tab === TAB;
+}
+
+/**
+ * Whether this tab wrote a piece.
+ *
+ * @param {Piece | undefined} piece
+ * @returns {boolean}
+ */
+export function wroteHere(piece) {
+  return Boolean(piece?.rev?.startsWith(`${TAB}.`));
+}
+
+/**
+ * Save a gap's text as typed in this tab, on top of the stored piece the tab last had (``seen``: its rev, null
+ * for none). Answers "saved" with the new piece's rev; "kept beside" where another tab changed the gap since
+ * (the text is kept beside the stored piece, for the learner to choose); "newer" where a tab on a newer release
+ * of the course wrote the gap (nothing is written).
+ *
+ * @param {string} gap
+ * @param {string} code
+ * @param {string | null} seen
+ * @param {string} version  the course's version
+ * @returns {{ outcome: "saved" | "kept beside" | "newer", rev: string | null }}
+ */
+export function saveTyped(gap, code, seen, version) {
+  /** @type {{ outcome: "saved" | "kept beside" | "newer", rev: string | null }} */
+  let result = { outcome: "saved", rev: seen };
+  update((state) => {
+    const stored = state.pieces[gap];
+    const rivals = state.conflicts?.[gap] || [];
+    const mine = rivals.find(isThisTab);
+    if (isNewer(stored)) {
+      result = { outcome: "newer", rev: stored?.rev ?? null };
+      return false;
+    }
+    if (mine || ((stored?.rev ?? null) !== seen && stored?.code !== code)) {
+      const kept = { code, tab: TAB, saved: Date.now() };
+      state.conflicts = { ...state.conflicts, [gap]: [...rivals.filter((rival) => rival !== mine), kept] };
+      result = { outcome: "kept beside", rev: stored?.rev ?? null };
+      return;
+    }
+    state.pieces[gap] = typed(code, version, stored);
+    result = { outcome: "saved", rev: state.pieces[gap].rev ?? null };
+  });
+  return result;
+}
+
+/**
+ * Keep this tab's text of a gap beside the stored piece (another tab wrote the gap without having this one's).
+ *
+ * @param {string} gap
+ * @param {string} code
+ */
+export function keepBeside(gap, code) {
+  update((state) => {
+    if (state.pieces[gap]?.code === code) return false;
+    const others = (state.conflicts?.[gap] || []).filter((rival) => !isThisTab(rival));
+    state.conflicts = { ...state.conflicts, [gap]: [...others, { code, tab: TAB, saved: Date.now() }] };
+  });
+}
+
+/**
+ * Settle a gap typed in two tabs: keep ``code`` (null: its starting code) as its piece; the other texts go.
+ * Answers false, changing nothing, where a newer release of the course wrote the piece meanwhile.
+ *
+ * @param {string} gap
+ * @param {string | null} code
+ * @param {string} version  the course's version
+ * @returns {boolean}
+ */
+export function keepVersion(gap, code, version) {
+  let kept = true;
+  update((state) => {
+    const stored = state.pieces[gap];
+    if (isNewer(stored)) {
+      kept = false;
+      return false;
+    }
+    if (code === null) delete state.pieces[gap];
+    else if (stored?.code !== code) state.pieces[gap] = typed(code, version, stored);
+    if (state.conflicts) delete state.conflicts[gap];
+  });
+  return kept;
+}
+
+// Another tab's write comes as STORAGE_EVENT with detail.otherTab: this tab's parts show it (see page.js).
+globalThis.window?.addEventListener("storage", (event) => {
+  if ((event.key !== KEY && event.key !== null) || memory || event.storageArea !== backend()) return;
+  window.dispatchEvent(new CustomEvent(EVENT, { detail: { otherTab: true } }));
+});
 
 /**
  * Replace older pieces by the exact texts Python made of them ({gap: text}), keeping their versions.
