@@ -63,7 +63,7 @@ def wheels() -> list[str]:
 def python_bundle() -> tuple[str, str]:
     """Zip the course's Python packages; answer (file name relative to gen/, course version)."""
     files = python_files(PYTHON_PACKAGES)
-    version = course_version(ROOT)
+    version = course_version(ROOT, files)
     target = GEN / "py"
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)

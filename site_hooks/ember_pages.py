@@ -42,7 +42,8 @@ PAGE_SCRIPT = "assets/gen/ember.js"
 FIRST_SCRIPT = "assets/gen/boot.js"  # written into each page's head (web/src/boot.js), not served as a file
 GEN_FOLDER = "assets/gen/"
 _urls: dict[str, str] = {}  # lesson id -> its page's address, from the site's root (on_files)
-_pages: dict[str, str] = {}  # lesson id -> its page's path under docs/ (on_config)
+_pages: dict[str, str] = {}  # lesson id -> its page's path among the site's pages (on_config)
+_page_files: dict[str, Path] = {}  # lesson id -> its page.md in its folder (on_config)
 _first_script = ""  # the text of FIRST_SCRIPT (on_files)
 
 
@@ -69,8 +70,9 @@ def on_config(config: Any) -> Any:
 
     mkdocs.yml's nav lists only the other pages: a lesson listed there by hand stops the build.
     """
-    global _pages
-    _pages = {lesson: _page_uri(path) for lesson, path in _lesson_pages().items()}
+    global _pages, _page_files
+    _page_files = _lesson_pages()
+    _pages = {lesson: _page_uri(path) for lesson, path in _page_files.items()}
     nav = list(config["nav"] or [])
     by_hand = [entry for entry in nav if LESSONS_FOLDER + "/" in json.dumps(entry)]
     if by_hand:
@@ -85,7 +87,7 @@ def on_config(config: Any) -> Any:
 
 def on_files(files: Any, config: Any) -> Any:
     """Add the lesson pages from their folders, and note each one's address, for links and course.json."""
-    for path in _lesson_pages().values():
+    for path in _page_files.values():
         files.append(File.generated(config, _page_uri(path), abs_src_path=str(path)))
     _urls.clear()
     for lesson, src in _pages.items():

@@ -87,11 +87,11 @@ print(json.dumps(sorted(notebook_contents(load_course(), lesson_pages()))))
 """
 
 
-def run(copy: Path, *args: str) -> str:
-    """Run Python in the copy of the course, as a learner or the build would there."""
+def run(copy: Path, *args: str, code: int = 0) -> str:
+    """Run Python in the copy of the course, as a learner or the build would there; answer what it printed."""
     done = subprocess.run([sys.executable, *args], cwd=copy, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "PYTHONPATH": str(copy)})
-    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.returncode == code, done.stdout[-3000:] + done.stderr[-3000:]
     return done.stdout
 
 
@@ -127,15 +127,12 @@ def test_the_command_line_lists_the_new_lesson_and_checks_it(copy: Path, tmp_pat
     work = tmp_path / "work"
     run(copy, "-m", "labs", "start", "L19", "--dir", str(work), "--ref-deps")
     scratch = work / "ember" / "scratch.py"
-    check = [sys.executable, "-m", "labs", "check", "L19", "--file", str(scratch)]
-    env = {**os.environ, "PYTHONPATH": str(copy)}
-    done = subprocess.run(check, cwd=copy, capture_output=True, text=True, timeout=300, env=env)
-    assert "[FAIL] double(3) is 6" in done.stdout and "still holds its starter" in done.stdout
-    assert done.returncode == 1
+    check = ("-m", "labs", "check", "L19", "--file", str(scratch))
+    out = run(copy, *check, code=1)
+    assert "[FAIL] double(3) is 6" in out and "still holds its starter" in out
     text = scratch.read_text(encoding="utf-8")
     scratch.write_text(text.replace('raise NotImplementedError("L19.double: multiply by two")', "return x + x"))
-    done = subprocess.run(check, cwd=copy, capture_output=True, text=True, timeout=300, env=env)
-    assert "[pass] double(3) is 6" in done.stdout and done.returncode == 0, done.stdout
+    assert "[pass] double(3) is 6" in run(copy, *check)
 
 
 def test_the_site_has_its_page_header_nav_and_course_data(copy: Path) -> None:

@@ -123,13 +123,6 @@ def work_file_name(day: date) -> str:
     return f"ember-work-{day.isoformat()}.zip"
 
 
-def course_version_here() -> str:
-    """The course version of this copy of the course, as the site's build computes it for the page."""
-    from labs.course.shipped import course_version
-
-    return course_version()
-
-
 def size_text(count: int) -> str:
     """A number of bytes for a message: '4 MiB', '2.5 KiB', '12 bytes'."""
     for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):

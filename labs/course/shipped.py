@@ -33,10 +33,11 @@ def shipped_files(packages: tuple[str, ...] = PACKAGES, root: Path = ROOT) -> li
                   if path.is_file() and ships(path, lessons_dir))
 
 
-def course_version(root: Path = ROOT) -> str:
-    """The course version: the first 12 hex digits of the digest of every shipped file's path and bytes."""
+def course_version(root: Path = ROOT, files: list[Path] | None = None) -> str:
+    """The course version: the first 12 hex digits of the digest of every shipped file's path and bytes
+    (``files``: the shipped files of PACKAGES under ``root``, when the caller has listed them already)."""
     digest = hashlib.sha256()
-    for path in shipped_files(PACKAGES, root):
+    for path in shipped_files(PACKAGES, root) if files is None else files:
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]

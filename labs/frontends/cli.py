@@ -17,7 +17,6 @@ from labs.checking.work_file import (
     MAX_INPUT_BYTES,
     WorkFile,
     WorkFileError,
-    course_version_here,
     document_text,
     learner_sources,
     read_folder,
@@ -31,6 +30,7 @@ from labs.checking.work_file import (
 from labs.checking.work_merge import merge, merged_state, preview
 from labs.course.gaps import GapSyntaxError, find_gaps
 from labs.course.model import REFERENCE_DIR, Course, CourseError, lesson_number, load_course
+from labs.course.shipped import course_version
 
 WORKING_COPY = Path("ember") / "scalar.py"
 
@@ -135,7 +135,7 @@ def export_work(course: Course, folder: Path, out: Path | None, today: date) -> 
     if not work.files:
         raise UsageError(f"{folder / 'ember'} holds none of your learner files; write them with "
                          f"`python -m labs start L01 --dir {folder}`")
-    data = write_work(course, work, course_version_here(), today)
+    data = write_work(course, work, course_version(), today)
     name = work_file_name(today)
     target = out or Path(name)
     if target.is_dir():
@@ -198,7 +198,7 @@ def import_work(course: Course, given: list[Path], folder: Path) -> int:
         path.write_text(source, encoding="utf-8")
     on_disk = [name for name in course.reference if (target / name).is_file()]
     kept = folder / JSON_NAME
-    kept.write_text(document_text(work_document(course, result, course_version_here(), on_disk)), encoding="utf-8")
+    kept.write_text(document_text(work_document(course, result, course_version(), on_disk)), encoding="utf-8")
     _print_notes(work)
     counts = view["counts"]
     files = ", ".join(sources) or "no learner file"
