@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from labs.checking.claimkit import show
+from labs.checking.claimkit import Fail, show
 from labs.checking.oracle import nested, size
 
 INF, NAN = math.inf, math.nan
@@ -126,6 +126,21 @@ def smallest_failing(cases: Iterable[Case], judge: Callable[[Case], Finding | No
         if finding is not None:
             return case, finding
     return None
+
+
+def fail_on_smallest(gap: str, cases: list[Case], judge: Callable[[Case], Finding | None]) -> None:
+    """Fail with the finding on the smallest case the judge faults, naming the gap, the input and how many inputs
+    were tried (the message's {gap}, {input} and {tried})."""
+    found = smallest_failing(cases, judge)
+    if found is not None:
+        case, finding = found
+        raise Fail(finding.key, gap=gap, tried=len(cases), input=case.shown, **finding.values)
+
+
+def fail_unless_freed(op: str, build: Callable[[], Any]) -> None:
+    """Fail('cycle', op=op) when the result of ``build()`` outlives its last reference with the cycle collector off."""
+    if not freed_without_collector(build):
+        raise Fail("cycle", op=op)
 
 
 def outcome(call: Callable[[], Any]) -> tuple[Any, str | None]:

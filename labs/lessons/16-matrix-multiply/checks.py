@@ -653,20 +653,6 @@ EDGE_DATA = (0.0, sweep.LARGE, sweep.TINY, sweep.INF, sweep.NAN)  # no -inf: fsu
 EDGE_SEED = (0.0, sweep.TINY, sweep.INF, -sweep.INF, sweep.NAN)  # out.grad: copied or added, never cancelled
 
 
-def sweep_fail(gap: str, cases: list[sweep.Case], judge: Any) -> None:
-    """Fail with the finding on the smallest case the judge faults, naming the gap and how many inputs were tried."""
-    found = sweep.smallest_failing(cases, judge)
-    if found is not None:
-        case, finding = found
-        raise Fail(finding.key, gap=gap, tried=len(cases), input=case.shown, **finding.values)
-
-
-def freed_or_fail(op: str, build: Any) -> None:
-    """Fail('cycle') when the result of ``build()`` outlives its last reference with the cycle collector off."""
-    if not sweep.freed_without_collector(build):
-        raise Fail("cycle", op=op)
-
-
 def sum_cases() -> list[sweep.Case]:
     """x.sum(axis, keepdims) on shapes with a 0, a 1, no axes and three, every axis and its negative twin."""
     rng = random.Random(1660)
@@ -704,8 +690,8 @@ def sum_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
 
 @claim("L16", "sum_sweep")
 def sum_sweep(env: Env) -> None:
-    sweep_fail("L16.sum", sum_cases(), lambda case: sum_judge(env, case))
-    freed_or_fail("x.sum(axis=1)", lambda: tensor(env, numbers((2, 3), 1661), (2, 3)).sum(axis=1))
+    sweep.fail_on_smallest("L16.sum", sum_cases(), lambda case: sum_judge(env, case))
+    sweep.fail_unless_freed("x.sum(axis=1)", lambda: tensor(env, numbers((2, 3), 1661), (2, 3)).sum(axis=1))
 
 
 def matmul_cases() -> list[sweep.Case]:
@@ -746,9 +732,9 @@ def matmul_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
 
 @claim("L16", "matmul_sweep")
 def matmul_sweep(env: Env) -> None:
-    sweep_fail("L16.matmul", matmul_cases(), lambda case: matmul_judge(env, case))
+    sweep.fail_on_smallest("L16.matmul", matmul_cases(), lambda case: matmul_judge(env, case))
     a, b = numbers((2, 3), 1671), numbers((3, 2), 1672)
-    freed_or_fail("a @ b", lambda: tensor(env, a, (2, 3)) @ tensor(env, b, (3, 2)))
+    sweep.fail_unless_freed("a @ b", lambda: tensor(env, a, (2, 3)) @ tensor(env, b, (3, 2)))
 
 
 def rows_cases() -> list[sweep.Case]:
@@ -827,6 +813,6 @@ def rows_kept(env: Env, case: sweep.Case) -> sweep.Finding | None:
 @claim("L16", "rows_sweep")
 def rows_sweep(env: Env) -> None:
     cases = rows_cases()
-    sweep_fail("L16.rows", cases, lambda case: rows_judge(env, case))
-    sweep_fail("L16.rows", cases, lambda case: rows_kept(env, case))
-    freed_or_fail("W.rows([0, 2])", lambda: tensor(env, numbers((3, 2), 1681), (3, 2)).rows([0, 2]))
+    sweep.fail_on_smallest("L16.rows", cases, lambda case: rows_judge(env, case))
+    sweep.fail_on_smallest("L16.rows", cases, lambda case: rows_kept(env, case))
+    sweep.fail_unless_freed("W.rows([0, 2])", lambda: tensor(env, numbers((3, 2), 1681), (3, 2)).rows([0, 2]))
