@@ -252,3 +252,33 @@ def refusal_apart(errors: tuple[str, ...], out: Any, error: str | None) -> Findi
 def leaf(env: Any, flat: Sequence[float], shape: Sequence[int]) -> Any:
     """A learner Tensor of any shape, (0, 2) included (nested lists cannot say it), made as the course makes one."""
     return env.tensor.Tensor.made([float(x) for x in flat], tuple(shape), (), "", None)
+
+
+def walk_order(root: Any) -> list[Any]:
+    """The checker's own order of a learner's tensor graph: output first, each node before its parents."""
+    order, seen, stack = [], set(), [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+        elif id(node) not in seen:
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((parent, False) for parent in getattr(node, "_parents", ()) or ())
+    return order[::-1]
+
+
+def grads_through(out: Any, seed: Sequence[float], inputs: Sequence[Any]) -> list[list[float]]:
+    """The gradient each input gets when ``seed`` is out.grad, walked by the checker (not the learner's backward())
+    through every rule between: a piece may put nodes of its own making between its result and its inputs.
+    The inputs start from zeros; a result's rule is called once, after every node that uses it."""
+    for node in walk_order(out):
+        node.grad = [0.0] * len(node.data)
+    out.grad = list(seed)
+    for node in walk_order(out):
+        rule = getattr(node, "_backward", None)
+        if rule is None:
+            continue
+        for parent, grad in zip(node._parents, rule(node)):
+            parent.grad = [p + g for p, g in zip(parent.grad, grad)] if len(grad) == len(parent.grad) else list(grad)
+    return [list(t.grad) for t in inputs]

@@ -679,7 +679,7 @@ def sum_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
     finding = sweep.error_finding(error, "a result") if error else sweep.result_apart(
         out, data, summed_shape(shape, axis, keep))
     if finding is None:
-        got, error = sweep.outcome(lambda: rule_grads(out, seed)[0])
+        got, error = sweep.outcome(lambda: sweep.grads_through(out, seed, (x,))[0])
         call = f"the rule of {call}"
         finding = sweep.error_finding(error, sweep.nested_text(grad, shape)) if error else sweep.grads_apart(
             got, grad, shape)
@@ -719,7 +719,7 @@ def matmul_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
     call = "a @ b"
     if finding is None:
         call = "the rule of a @ b"
-        got, error = sweep.outcome(lambda: grads_by_parent(out, seed, ta, tb))
+        got, error = sweep.outcome(lambda: sweep.grads_through(out, seed, (ta, tb)))
         if error:
             finding = sweep.error_finding(error, "two gradients")
         else:
@@ -781,7 +781,7 @@ def rows_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
         return finding
     if not sweep.same_input(handed, indices):
         return sweep.Finding("changed", {"call": call, "when": "during the forward pass", "got": show(handed)})
-    got, error = sweep.outcome(lambda: grads_by_parent(out, seed, w)[0])
+    got, error = sweep.outcome(lambda: sweep.grads_through(out, seed, (w,))[0])
     finding = sweep.error_finding(error, "a gradient") if error else sweep.grads_apart(got, grad, (n, m))
     if finding is not None:
         finding.values["call"] = f"the rule of {call}"
@@ -803,7 +803,7 @@ def rows_kept(env: Env, case: sweep.Case) -> sweep.Finding | None:
     handed = list(indices)
     out = w.rows(handed)
     handed[:] = moved(indices, n)
-    got, error = sweep.outcome(lambda: grads_by_parent(out, seed, w)[0])
+    got, error = sweep.outcome(lambda: sweep.grads_through(out, seed, (w,))[0])
     if error is None and sweep.same(got, grad):
         return None
     return sweep.Finding("kept", {"call": call, "after": show(handed), "expected": sweep.nested_text(grad, (n, m)),

@@ -513,7 +513,7 @@ def sweep_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
             return sweep.Finding("changed", {"call": call, "when": "during the forward pass", "got": show(handed)})
         if finding is None:
             call = f"the rule of {call}"
-            got, error = sweep.outcome(lambda: rule_grads(loss, [upstream])[0])
+            got, error = sweep.outcome(lambda: sweep.grads_through(loss, [upstream], (x,))[0])
             finding = sweep.error_finding(error, "a gradient") if error else sweep.grads_apart(got, grad, (n, v))
         if finding is None and not sweep.same_input(handed, targets):
             return sweep.Finding("changed", {"call": call, "when": "when its rule ran", "got": show(handed)})
@@ -532,7 +532,7 @@ def sweep_kept(env: Env, case: sweep.Case) -> sweep.Finding | None:
     handed = list(targets)
     loss = x.cross_entropy(handed)
     handed[:] = [(t + 1) % v for t in targets]  # another column in every row
-    got, error = sweep.outcome(lambda: rule_grads(loss, [upstream])[0])
+    got, error = sweep.outcome(lambda: sweep.grads_through(loss, [upstream], (x,))[0])
     if error is None and sweep.same(got, expected[1]):
         return None
     return sweep.Finding("kept", {"call": f"logits.cross_entropy({show(targets)})", "after": show(handed),
