@@ -47,10 +47,12 @@ def same(got: object, expected: Sequence[float], tol: float = 1e-9) -> bool:
     """Whether ``got`` is a sequence of numbers equal to ``expected`` as floats compare in a sweep: nan where nan,
     the same inf where inf, finite numbers within a relative (or, near 0, absolute) ``tol``."""
     try:
-        got = [float(g) for g in got]  # type: ignore[attr-defined]
-    except (TypeError, ValueError):
+        items = list(got)  # type: ignore[call-overload]
+    except TypeError:
         return False
-    return len(got) == len(expected) and all(same_number(g, e, tol) for g, e in zip(got, expected))
+    if not all(isinstance(g, (int, float)) and not isinstance(g, bool) for g in items):
+        return False
+    return len(items) == len(expected) and all(same_number(float(g), e, tol) for g, e in zip(items, expected))
 
 
 def same_number(got: float, expected: float, tol: float = 1e-9) -> bool:
