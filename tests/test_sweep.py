@@ -185,3 +185,14 @@ def test_cross_entropy_as_the_finished_piece_computes_it(targets: list[int]) -> 
         return
     loss = leaf(logits, (2, 3)).cross_entropy(targets)
     assert sweep.same([expected[0]], loss.data) and sweep.same(expected[1], grads(loss, [2.5])[0])
+
+
+def test_a_piece_that_adds_with_fsum_is_excused_its_refusal_of_inf_minus_inf_where_the_finished_piece_gives_nan() -> None:
+    try:
+        math.fsum([INF, -INF])
+    except ValueError as error:
+        refusal = f"ValueError: {error}"
+    assert sweep.excused(refusal, [1.0], [NAN, 2.0])
+    assert not sweep.excused(refusal, [1.0, INF])
+    assert not sweep.excused("ValueError: something else", [NAN])
+    assert not sweep.excused(None, [NAN])
