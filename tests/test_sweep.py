@@ -187,7 +187,7 @@ def test_cross_entropy_as_the_finished_piece_computes_it(targets: list[int]) -> 
     assert sweep.same([expected[0]], loss.data) and sweep.same(expected[1], grads(loss, [2.5])[0])
 
 
-def test_a_piece_that_adds_with_fsum_is_excused_its_refusal_of_inf_minus_inf_where_the_finished_piece_gives_nan() -> None:
+def test_a_piece_adding_with_fsum_may_refuse_inf_minus_inf_where_the_finished_piece_gives_nan() -> None:
     try:
         math.fsum([INF, -INF])
     except ValueError as error:
@@ -196,3 +196,45 @@ def test_a_piece_that_adds_with_fsum_is_excused_its_refusal_of_inf_minus_inf_whe
     assert not sweep.excused(refusal, [1.0, INF])
     assert not sweep.excused("ValueError: something else", [NAN])
     assert not sweep.excused(None, [NAN])
+
+
+# --- a sweep names the smallest input that shows the fault -----------------------------------------------------------
+
+
+class KeptRows(Tensor):
+    """The finished Tensor with a rows() whose rule reads the caller's list at backward time (a known mistake)."""
+
+    __slots__ = ()
+
+    def rows(self, indices):  # type: ignore[no-untyped-def]
+        n, m = self.shape
+        if any(not -n <= i < n for i in indices):
+            raise IndexError("no such row")
+        data = [x for i in indices for x in self.data[(i % n) * m:(i % n + 1) * m]]
+
+        def rule(out: Tensor) -> tuple[list[float]]:
+            grad = [0.0] * len(self.data)
+            for r, i in enumerate(indices):
+                for j in range(m):
+                    grad[(i % n) * m + j] += out.grad[r * m + j]
+            return (grad,)
+        return Tensor.made(data, (len(indices), m), (self,), "rows", rule)
+
+
+def test_the_rows_sweep_names_the_smallest_of_the_inputs_that_show_a_kept_list() -> None:
+    from labs.checking.claimkit import Env
+    from labs.course.model import load_course
+
+    course = load_course()
+    claim = next(c for c in course.lesson("L16").claims if c.id == "rows_sweep")
+    function = course.check_function(claim)
+    checks = __import__("sys").modules[function.__module__]
+    env = Env({"tensor": type("tensor", (), {"Tensor": KeptRows})}, frozenset({"tensor"}))  # type: ignore[dict-item]
+    cases = checks.rows_cases()
+    showing = [case for case in cases if checks.rows_kept(env, case) is not None]
+    assert len({case.size for case in showing}) > 1  # larger inputs show it too: the smallest must be chosen
+    with pytest.raises(Fail) as caught:
+        function(env)
+    assert caught.value.key == "kept" and caught.value.values["gap"] == "L16.rows"
+    smallest = min(showing, key=lambda case: case.size)
+    assert caught.value.values["input"] == smallest.shown
