@@ -6,8 +6,7 @@ and nan), runs the learner's piece and the checker's own copy of the finished pi
 on each, smallest input first, and reports the first input on which they part: the smallest one
 that shows the fault. Beside the numbers, the sweep checks the rest of a piece's contract:
 
-- the caller's inputs are as they were after the forward pass and after the rule
-  (:func:`snapshot`, :func:`same_input`);
+- the caller's inputs are as they were after the forward pass and after the rule (:func:`same_input`);
 - a result does not change when the caller's list changes after the forward pass
   (the rule must work on its own copy);
 - a finished graph is freed by reference counting alone, with the cycle collector off
@@ -153,11 +152,6 @@ def outcome(call: Callable[[], Any]) -> tuple[Any, str | None]:
         return None, f"{type(error).__name__}: {error}"
 
 
-def snapshot(items: Sequence[Any]) -> list[Any]:
-    """A copy of a caller's list, to compare with it later."""
-    return list(items)
-
-
 def same_input(now: Sequence[Any], before: Sequence[Any]) -> bool:
     """Whether a caller's list holds what it held (nan-aware for numbers)."""
     if len(now) != len(before):
@@ -281,10 +275,11 @@ def grads_through(out: Any, seed: Sequence[float], inputs: Sequence[Any]) -> lis
     """The gradient each input gets when ``seed`` is out.grad, walked by the checker (not the learner's backward())
     through every rule between: a piece may put nodes of its own making between its result and its inputs.
     The inputs start from zeros; a result's rule is called once, after every node that uses it."""
-    for node in walk_order(out):
+    order = walk_order(out)
+    for node in order:
         node.grad = [0.0] * len(node.data)
     out.grad = list(seed)
-    for node in walk_order(out):
+    for node in order:
         rule = getattr(node, "_backward", None)
         if rule is None:
             continue
