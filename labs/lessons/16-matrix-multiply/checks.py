@@ -697,7 +697,8 @@ def sum_sweep(env: Env) -> None:
 
 
 def matmul_cases() -> list[sweep.Case]:
-    """(n, k) @ (k, m) with each of n, k, m 0 or 1 in turn, and larger ones; numbers with 0, inf, nan, tiny."""
+    """(n, k) @ (k, m) with each of n, k, m 0 or 1 in turn, and larger ones; numbers with 0, inf, nan, tiny; and
+    shapes that do not fit, an axis of 0 among them, which the finished piece refuses."""
     rng = random.Random(1670)
     dims = [(1, 0, 1), (0, 2, 1), (2, 1, 0), (1, 1, 1), (1, 3, 1), (2, 1, 2), (2, 3, 2), (3, 2, 4)]
     dims += [(rng.randint(1, 3), rng.randint(1, 3), rng.randint(1, 3)) for _ in range(4)]
@@ -709,10 +710,22 @@ def matmul_cases() -> list[sweep.Case]:
         shown = (f"a of shape {show((n, k))} holding {sweep.nested_text(a, (n, k))}, b of shape {show((k, m))} "
                  f"holding {sweep.nested_text(b, (k, m))}, out.grad = {sweep.nested_text(seed, (n, m))}")
         cases.append(sweep.Case(shown, n * k + k * m + n * m, (n, k, m, a, b, seed)))
+    for sa, sb in [((1, 0), (1, 0)), ((0, 2), (0, 2)), ((2, 1), (2,)), ((1,), (1, 1)), ((2, 3), (2, 3))]:
+        a, b = sweep.numbers(rng, size(sa), edges), sweep.numbers(rng, size(sb), edges)
+        shown = (f"a of shape {show(sa)} holding {sweep.nested_text(a, sa)}, b of shape {show(sb)} holding "
+                 f"{sweep.nested_text(b, sb)}")
+        cases.append(sweep.Case(shown, size(sa) + size(sb), (sa, sb, a, b)))  # shapes that do not fit
     return cases
 
 
 def matmul_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
+    if len(case.data) == 4:  # shapes that do not fit: refused with ValueError, as the page says
+        sa, sb, a, b = case.data
+        out, error = sweep.outcome(lambda: sweep.leaf(env, a, sa) @ sweep.leaf(env, b, sb))
+        finding = sweep.refusal_apart(("ValueError",), out, error)
+        if finding is not None:
+            finding.values["call"] = "a @ b"
+        return finding
     n, k, m, a, b, seed = case.data
     data, grad_a, grad_b = references.matmul(a, b, n, k, m, seed)
     ta, tb = sweep.leaf(env, a, (n, k)), sweep.leaf(env, b, (k, m))
