@@ -9,13 +9,14 @@ as a mistake of the walk, and each rule run is recorded.
 from __future__ import annotations
 
 import gc
+import random
 import sys
 import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from labs.checking import oracle
+from labs.checking import oracle, sweep
 from labs.checking.claimkit import Env, Fail, claim, show
 from labs.checking.cost import GROWTH, Tally, Work, grows_with_the_square, growth_text, tallied
 from labs.checking.walks import large_graph, recursion_judged
@@ -742,3 +743,141 @@ def freed(env: Env) -> None:
 def walked(root: Any) -> Any:
     root.backward()
     return root
+
+
+# --- contract sweeps (labs.checking.sweep): generated edge inputs, smallest first ---------------------------------
+
+NUMBER_EDGES = (0.0, -0.0, sweep.LARGE, -sweep.LARGE, sweep.TINY, sweep.INF, -sweep.INF, sweep.NAN)
+
+
+def sweep_f(x: float) -> float:
+    """The check's own f for the unary sweep: finite for finite x, inf for inf."""
+    return 2.0 * x - 1.0
+
+
+def sweep_slope(x: float, y: float) -> float:
+    """The check's own slope for the unary sweep: inf where x is inf, so that 0 × inf shows."""
+    return x * y + 1.0
+
+
+def unary_cases() -> list[sweep.Case]:
+    """t.unary(op, f, slope) with the check's own f and slope on shapes with no axes, a 0 or a 1, and numbers
+    and an out.grad with 0, -0.0, large, tiny, inf and nan."""
+    rng = random.Random(1490)
+    shapes: list[tuple[int, ...]] = [(), (0,), (1,), (3,), (0, 3), (2, 2), (2, 1, 2), (4,), (3, 2)]
+    cases = []
+    for k, shape in enumerate(shapes + shapes):
+        flat = sweep.numbers(rng, oracle.size(shape), NUMBER_EDGES)
+        seed = sweep.numbers(rng, oracle.size(shape), (0.0, sweep.LARGE, sweep.INF, -sweep.INF, sweep.NAN))
+        if k == len(shapes) + 3:  # an inf where no gradient arrives, for certain
+            flat[0], seed[0] = sweep.INF, 0.0
+        shown = (f"t of shape {show(shape)} holding {sweep.nested_text(flat, shape)}, the check's own f(x) = 2x - 1 "
+                 f"and slope(x, y) = x·y + 1, out.grad = {sweep.nested_text(seed, shape)}")
+        cases.append(sweep.Case(shown, oracle.size(shape) + len(shape), (shape, flat, seed)))
+    return cases
+
+
+def unary_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
+    shape, flat, seed = case.data
+    data = [sweep_f(x) for x in flat]
+    grad = [g * sweep_slope(x, y) for g, x, y in zip(seed, flat, data)]
+    t = sweep.leaf(env, flat, shape)
+    call = "t.unary('spy', f, slope)"
+    out, error = sweep.outcome(lambda: t.unary("spy", sweep_f, sweep_slope))
+    finding = sweep.error_finding(error, "a result") if error else sweep.result_apart(out, data, shape)
+    if finding is None:
+        call = f"the rule of {call}"
+        got, error = sweep.outcome(lambda: sweep.grads_through(out, seed, (t,))[0])
+        finding = sweep.error_finding(error, "a gradient") if error else sweep.grads_apart(got, grad, shape)
+    if finding is not None:
+        finding.values["call"] = call
+    return finding
+
+
+@claim("L14", "unary_sweep")
+def unary_sweep(env: Env) -> None:
+    sweep.fail_on_smallest("L14.unary", unary_cases(), lambda case: unary_judge(env, case))
+
+
+# A graph for the walk's sweep: leaves x0.. of two numbers each, then steps (op, operands, k): "*" and "+" of two
+# earlier nodes, "k" a node times the number k; the output is the sum of the last node.
+Step = tuple[str, tuple[int, ...], float]
+LEAF_EDGES = (0.0, sweep.TINY, sweep.INF, -sweep.INF, sweep.NAN)
+
+
+def graph_cases() -> list[sweep.Case]:
+    """Graphs of one to six steps over two or three leaves holding 0, tiny, inf and nan; a node used twice, a
+    scale by 0 (a gradient of all zeros sent on), a leaf used by the output directly."""
+    rng = random.Random(1491)
+    fixed: list[tuple[int, list[Step]]] = [(1, [("*", (0, 0), 0.0)]), (2, [("*", (0, 0), 0.0), ("*", (2, 1), 0.0)]),
+                                            (1, [("*", (0, 0), 0.0), ("k", (1,), 0.0)])]
+    specs = fixed + [random_graph(rng) for _ in range(12)]
+    cases = []
+    for leaves, steps in specs:
+        flats = [sweep.numbers(rng, 2, LEAF_EDGES) for _ in range(leaves)]
+        if (leaves, steps) == fixed[1] or (leaves, steps) == fixed[2]:
+            flats[0] = [sweep.INF, 0.5]
+            if leaves > 1:
+                flats[1] = [0.0, 2.0]
+        cases.append(sweep.Case(graph_text(flats, steps), leaves + 2 * len(steps), (flats, steps)))
+    return cases
+
+
+def random_graph(rng: random.Random) -> tuple[int, list[Step]]:
+    """Two or three leaves and one to six steps, each on nodes made before it."""
+    leaves = rng.randint(2, 3)
+    steps: list[Step] = []
+    for _ in range(rng.randint(1, 6)):
+        made = leaves + len(steps)
+        op = rng.choice("*+k")
+        operands = (rng.randrange(made),) if op == "k" else (rng.randrange(made), rng.randrange(made))
+        steps.append((op, operands, rng.choice((0.0, 2.0, -1.0, sweep.INF))))
+    return leaves, steps
+
+
+def graph_text(flats: list[list[float]], steps: list[Step]) -> str:
+    """The graph as a learner reads it: x0 = [...], ...; n2 = x0 * x1; ...; the output sum(n3)."""
+    names = [f"x{i}" for i in range(len(flats))]
+    parts = [f"{name} = {show(flat)}" for name, flat in zip(names, flats)]
+    for op, operands, k in steps:
+        name = f"n{len(names)}"
+        left = names[operands[0]]
+        parts.append(f"{name} = {show(k)}·{left}" if op == "k" else f"{name} = {left} {op} {names[operands[1]]}")
+        names.append(name)
+    return "; ".join(parts) + f"; y = sum({names[-1]})"
+
+
+def built(env: Env, flats: list[list[float]], steps: list[Step]) -> tuple[list[Any], Any]:
+    """The graph made with the checker's own operations (Ops): its leaves and its output."""
+    ops = Ops(env)
+    nodes = [ops.leaf(flat, f"x{i}") for i, flat in enumerate(flats)]
+    for op, operands, k in steps:
+        name = f"n{len(nodes)}"
+        if op == "k":
+            nodes.append(ops.scale(nodes[operands[0]], k, name))
+        else:
+            a, b = nodes[operands[0]], nodes[operands[1]]
+            nodes.append(ops.mul(a, b, name) if op == "*" else ops.add(a, b, name))
+    return nodes[:len(flats)], ops.total(nodes[-1], "y")
+
+
+def graph_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
+    flats, steps = case.data
+    leaves_, root = built(env, flats, steps)
+    expected = sweep.grads_through(root, [1.0], leaves_)
+    leaves_, root = built(env, flats, steps)
+    _, error = sweep.outcome(root.backward)
+    if sweep.excused(error, *expected):
+        return None
+    for i, (leaf, grad) in enumerate(zip(leaves_, expected)):
+        finding = sweep.error_finding(error, "the gradients") if error else sweep.grads_apart(
+            leaf.grad, grad, (len(grad),))
+        if finding is not None:
+            finding.values["call"] = f"x{i}.grad after y.backward()"
+            return finding
+    return None
+
+
+@claim("L14", "backward_sweep")
+def backward_sweep(env: Env) -> None:
+    sweep.fail_on_smallest("L14.backward", graph_cases(), lambda case: graph_judge(env, case))

@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import math
 import operator
+import random
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from itertools import combinations
 from types import ModuleType
 from typing import Any
 
+from labs.checking import references, sweep
 from labs.checking.claimkit import Env, Fail, claim, show
 from labs.checking.cost import GROWTH, Growth, Tally, Work, helpers_counted, tallied
 from labs.checking.oracle import (
+    Flat,
     Shape,
     agree,
     names_shape,
@@ -512,3 +515,156 @@ def binary_cost(env: Env) -> None:
         growth = Growth(f"The rule of {expr}", rule, big_rule, size(shape), size(big))
         if growth.quadratic:
             raise Fail("rule", **growth.values())
+
+
+# --- contract sweeps (labs.checking.sweep): generated edge inputs, smallest first ---------------------------------
+
+GRAD_EDGES = (0.0, sweep.LARGE, sweep.TINY, sweep.INF, -sweep.INF, sweep.NAN)  # large of one sign: no cancelling
+
+
+def some_shape(rng: random.Random, axes: int) -> Shape:
+    """A shape of ``axes`` axes, each of length 0 to 3 (1 more often: it is the one that stretches)."""
+    return tuple(rng.choice((0, 1, 1, 2, 3)) for _ in range(axes))
+
+
+def stretched_from(rng: random.Random, to: Shape) -> Shape:
+    """A shape that ``to`` stretches to: each 1 of ``to`` becomes any length, and up to two axes go in front."""
+    return tuple(rng.choice((0, 1, 2, 3)) for _ in range(rng.randint(0, 2))) + tuple(
+        rng.choice((0, 1, 2, 3)) if n == 1 else n for n in to)
+
+
+def shapes_cases() -> list[sweep.Case]:
+    """broadcast_shape on every pair of shapes of up to two axes of lengths 0 to 2, and on some of three axes;
+    unbroadcast of gradients holding large, tiny, inf and nan numbers back to shapes with a 0, a 1 or no axes."""
+    rng = random.Random(1590)
+    small = [()] + [(x,) for x in range(3)] + [(x, y) for x in range(3) for y in range(3)]
+    pairs = [(a, b) for a in small for b in small] + [(some_shape(rng, 3), some_shape(rng, 2)) for _ in range(6)]
+    cases = [sweep.Case(f"broadcast_shape({show(a)}, {show(b)})", len(a) + len(b), ("shape", a, b)) for a, b in pairs]
+    stretches: list[tuple[Shape, Shape]] = [((2, 2), (2, 1)), ((2, 2), (1, 2)), ((2, 3), (3,)), ((3, 2), (1, 2)),
+                                            ((2, 1, 2), (1, 2)), ((2, 3), (2, 3)), ((2, 2), (1,)), ((0, 2), (2,))]
+    while len(stretches) < 30:
+        to = some_shape(rng, rng.randint(0, 3))
+        stretches.append((stretched_from(rng, to), to))
+    for shape, to in stretches:
+        grad = sweep.numbers(rng, size(shape), GRAD_EDGES)
+        shown = f"unbroadcast({show(grad)}, {show(shape)}, {show(to)})"
+        cases.append(sweep.Case(shown, size(shape) + len(shape), ("unbroadcast", shape, to, grad)))
+    return cases
+
+
+def shapes_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
+    if case.data[0] == "shape":
+        _, a, b = case.data
+        expected = right_aligned(a, b)
+        got, error = sweep.outcome(lambda: env.shapes.broadcast_shape(a, b))
+        finding = None
+        if expected is None:
+            finding = sweep.refusal_apart(("ValueError",), got, error)
+        elif error is not None or not isinstance(got, tuple) or got != expected:
+            finding = sweep.Finding("differs", {"got": error or f"{type(got).__name__} {show(got)}",
+                                                "expected": show(expected), "why": ""})
+        if finding is not None:
+            finding.values.update(gap="L15.broadcast_shape", call=case.shown)
+        return finding
+    _, shape, to, grad = case.data
+    expected = references.unbroadcast(grad, shape, to)
+    handed = list(grad)
+    got, error = sweep.outcome(lambda: env.shapes.unbroadcast(handed, shape, to))
+    if sweep.excused(error, expected):
+        return None
+    finding = sweep.error_finding(error, "a gradient") if error else sweep.grads_apart(got, expected, to)
+    if finding is None and not sweep.same_input(handed, grad):
+        return sweep.Finding("changed", {"call": case.shown, "got": show(handed)})
+    if finding is not None:
+        finding.values["call"] = case.shown
+    return finding
+
+
+@claim("L15", "shapes_sweep")
+def shapes_sweep(env: Env) -> None:
+    cases = shapes_cases()
+    found = sweep.smallest_failing(cases, lambda case: shapes_judge(env, case))
+    if found is not None:
+        case, finding = found
+        finding.values.setdefault("gap", "L15.unbroadcast")
+        raise Fail(finding.key, tried=len(cases), input=case.shown, **finding.values)
+
+
+BINARY_SWEEP_EDGES = (0.0, sweep.TINY, sweep.INF, -sweep.INF, sweep.NAN)
+SPIES: dict[str, tuple[Callable[[float, float], float], ...]] = {  # the check's own f, da, db
+    "*": (lambda x, y: x * y, lambda x, y: y, lambda x, y: x),
+    "-": (lambda x, y: x - y, lambda x, y: 1.0, lambda x, y: -1.0),
+}
+
+
+def binary_cases() -> list[sweep.Case]:
+    """a.binary(b, ...) with the check's own f and partials, on shapes that broadcast (a 0, a 1, no axes),
+    numbers with 0, tiny, inf and nan, and an out.grad with 0 and inf."""
+    rng = random.Random(1591)
+    pairs: list[tuple[Shape, Shape]] = [((), ()), ((0,), ()), ((1,), (0,)), ((2, 1), (0,)), ((1,), (3,)),
+                                        ((2, 1), (1, 2)), ((3,), (2, 3)), ((2, 1, 2), (3, 1))]
+    while len(pairs) < 16:
+        to = some_shape(rng, rng.randint(0, 2))
+        pairs.append((stretched_from(rng, to), to) if rng.random() < 0.5 else (to, stretched_from(rng, to)))
+    cases = []
+    for k, (sa, sb) in enumerate(pairs):
+        op = "*-"[k % 2]
+        common = right_aligned(sa, sb)
+        assert common is not None
+        a, b = sweep.numbers(rng, size(sa), BINARY_SWEEP_EDGES), sweep.numbers(rng, size(sb), BINARY_SWEEP_EDGES)
+        seed = sweep.numbers(rng, size(common), (0.0, sweep.INF))
+        shown = (f"a of shape {show(sa)} holding {sweep.nested_text(a, sa)}, b of shape {show(sb)} holding "
+                 f"{sweep.nested_text(b, sb)}, f(x, y) = x {op} y, out.grad = {sweep.nested_text(seed, common)}")
+        cases.append(sweep.Case(shown, size(sa) + size(sb) + size(common), (op, sa, sb, a, b, seed)))
+    return cases
+
+
+def binary_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
+    op, sa, sb, a, b, seed = case.data
+    f, da, db = SPIES[op]
+    data, shape, ga, gb = references.binary(a, sa, b, sb, f, da, db, seed)
+    ta, tb = sweep.leaf(env, a, sa), sweep.leaf(env, b, sb)
+    call = f"a.binary(b, ...) for a {op} b"
+    out, error = sweep.outcome(lambda: ta.binary(tb, op, f, da, db))
+    if sweep.excused(error, data):
+        return None
+    finding = sweep.error_finding(error, "a result") if error else sweep.result_apart(out, data, shape)
+    gap = "L15.binary"
+    if finding is None:
+        call = f"the rule of a {op} b"
+        got, error = sweep.outcome(lambda: sweep.grads_through(out, seed, (ta, tb)))
+        if sweep.excused(error, ga, gb):
+            return None
+        if error:
+            finding = sweep.error_finding(error, "two gradients")
+        else:
+            finding = sweep.grads_apart(got[0], ga, sa) or sweep.grads_apart(got[1], gb, sb)
+        if finding is not None and not unbroadcast_agrees(env, seed, a, sa, b, sb, da, db, shape):
+            gap = "L15.unbroadcast"  # the helper the rule calls parts from the finished one on this very case
+    if finding is not None:
+        finding.values.update(call=call, gap=gap)
+    return finding
+
+
+def unbroadcast_agrees(env: Env, seed: Flat, a: Flat, sa: Shape, b: Flat, sb: Shape, da: Any, db: Any,
+                       shape: Shape) -> bool:
+    """Whether the learner's unbroadcast sums this case's two stretched gradients back as the finished one does."""
+    xs, ys = [a[i] for i in stretched(sa, shape)], [b[j] for j in stretched(sb, shape)]
+    for side, partial in ((sa, da), (sb, db)):
+        full = [g * partial(x, y) for g, x, y in zip(seed, xs, ys)]
+        got, error = sweep.outcome(lambda full=full, side=side: env.shapes.unbroadcast(list(full), shape, side))
+        if error is not None or not sweep.same(got, references.unbroadcast(full, shape, side)):
+            return False
+    return True
+
+
+@claim("L15", "binary_sweep")
+def binary_sweep(env: Env) -> None:
+    cases = binary_cases()
+    found = sweep.smallest_failing(cases, lambda case: binary_judge(env, case))
+    if found is not None:
+        case, finding = found
+        raise Fail(finding.key, tried=len(cases), input=case.shown, **finding.values)
+    a, b = numbers((2, 3), 1592), numbers((3,), 1593)
+    sweep.fail_unless_freed("a * b, a of shape (2, 3) and b of shape (3,)",
+                            lambda: env.tensor.Tensor(nested(a, (2, 3))) * env.tensor.Tensor(b))

@@ -8,9 +8,11 @@ ones, so a rule that drops ``out.grad`` or reads it at the wrong place shows.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
 from typing import Any
 
+from labs.checking import references, sweep
 from labs.checking.claimkit import Env, Fail, claim, show
 from labs.checking.cost import GROWTH, Growth, Tally, Work, helpers_counted, tallied
 from labs.checking.oracle import (
@@ -643,3 +645,195 @@ def rows_cost(env: Env) -> None:
     growth = Growth(f"The rule of {what},", rule, big_rule, 4 * 3, 4 * GROWTH * 3)
     if growth.quadratic:
         raise Fail("rule", how=how(joined_rule), **growth.values())
+
+
+# --- contract sweeps (labs.checking.sweep): generated edge inputs, smallest first ------------------------------
+
+EDGE_DATA = (0.0, sweep.LARGE, sweep.TINY, sweep.INF, sweep.NAN)  # no -inf: fsum refuses inf + -inf
+EDGE_SEED = (0.0, sweep.TINY, sweep.INF, -sweep.INF, sweep.NAN)  # out.grad: copied or added, never cancelled
+
+
+def sum_cases() -> list[sweep.Case]:
+    """x.sum(axis, keepdims) on shapes with a 0, a 1, no axes and three, every axis and its negative twin."""
+    rng = random.Random(1660)
+    shapes: list[Shape] = [(), (0,), (1,), (3,), (2, 0), (0, 2), (1, 1), (2, 3), (3, 1, 2)]
+    cases = []
+    for k, shape in enumerate(shapes):
+        calls: list[tuple[int | None, bool]] = [(None, k % 2 == 1)]  # keepdims by turns: sum_axis tries both
+        calls += [(axis, (axis + k) % 2 == 0) for axis in range(-len(shape), len(shape))]
+        for axis, keep in calls:
+            flat = sweep.numbers(rng, size(shape), EDGE_DATA)
+            seed = sweep.numbers(rng, size(summed_shape(shape, axis, keep)), EDGE_SEED)
+            shown = (f"x of shape {show(shape)} holding {sweep.nested_text(flat, shape)}, "
+                     f"{call_of(axis, keep)}, out.grad = {sweep.nested_text(seed, summed_shape(shape, axis, keep))}")
+            cases.append(sweep.Case(shown, size(shape) + len(shape), (shape, axis, keep, flat, seed)))
+    return cases
+
+
+def sum_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
+    shape, axis, keep, flat, seed = case.data
+    data, grad = references.sum_along(flat, shape, axis, seed)
+    call = call_of(axis, keep)
+    x = sweep.leaf(env, flat, shape)
+    out, error = sweep.outcome(lambda: x.sum(axis=axis, keepdims=keep))
+    if sweep.excused(error, data):
+        return None
+    finding = sweep.error_finding(error, "a result") if error else sweep.result_apart(
+        out, data, summed_shape(shape, axis, keep))
+    if finding is None:
+        got, error = sweep.outcome(lambda: sweep.grads_through(out, seed, (x,))[0])
+        call = f"the rule of {call}"
+        finding = sweep.error_finding(error, sweep.nested_text(grad, shape)) if error else sweep.grads_apart(
+            got, grad, shape)
+    if finding is not None:
+        finding.values["call"] = call
+    return finding
+
+
+@claim("L16", "sum_sweep")
+def sum_sweep(env: Env) -> None:
+    sweep.fail_on_smallest("L16.sum", sum_cases(), lambda case: sum_judge(env, case))
+    sweep.fail_unless_freed("x.sum(axis=1)", lambda: tensor(env, numbers((2, 3), 1661), (2, 3)).sum(axis=1))
+
+
+def matmul_cases() -> list[sweep.Case]:
+    """(n, k) @ (k, m) with each of n, k, m 0 or 1 in turn, and larger ones; numbers with 0, inf, nan, tiny; and
+    shapes that do not fit, an axis of 0 among them, which the finished piece refuses."""
+    rng = random.Random(1670)
+    dims = [(1, 0, 1), (0, 2, 1), (2, 1, 0), (1, 1, 1), (1, 3, 1), (2, 1, 2), (2, 3, 2), (3, 2, 4)]
+    dims += [(rng.randint(1, 3), rng.randint(1, 3), rng.randint(1, 3)) for _ in range(4)]
+    edges = (0.0, sweep.TINY, sweep.INF, -sweep.INF, sweep.NAN)
+    cases = []
+    for n, k, m in dims:
+        a, b = sweep.numbers(rng, n * k, edges), sweep.numbers(rng, k * m, edges)
+        seed = sweep.numbers(rng, n * m, (0.0, sweep.TINY, sweep.INF))
+        shown = (f"a of shape {show((n, k))} holding {sweep.nested_text(a, (n, k))}, b of shape {show((k, m))} "
+                 f"holding {sweep.nested_text(b, (k, m))}, out.grad = {sweep.nested_text(seed, (n, m))}")
+        cases.append(sweep.Case(shown, n * k + k * m + n * m, (n, k, m, a, b, seed)))
+    for sa, sb in [((1, 0), (1, 0)), ((0, 2), (0, 2)), ((2, 1), (2,)), ((1,), (1, 1)), ((2, 3), (2, 3))]:
+        a, b = sweep.numbers(rng, size(sa), edges), sweep.numbers(rng, size(sb), edges)
+        shown = (f"a of shape {show(sa)} holding {sweep.nested_text(a, sa)}, b of shape {show(sb)} holding "
+                 f"{sweep.nested_text(b, sb)}")
+        cases.append(sweep.Case(shown, size(sa) + size(sb), (sa, sb, a, b)))  # shapes that do not fit
+    return cases
+
+
+def matmul_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
+    if len(case.data) == 4:  # shapes that do not fit: refused with ValueError, as the page says
+        sa, sb, a, b = case.data
+        out, error = sweep.outcome(lambda: sweep.leaf(env, a, sa) @ sweep.leaf(env, b, sb))
+        finding = sweep.refusal_apart(("ValueError",), out, error)
+        if finding is not None:
+            finding.values["call"] = "a @ b"
+        return finding
+    n, k, m, a, b, seed = case.data
+    data, grad_a, grad_b = references.matmul(a, b, n, k, m, seed)
+    ta, tb = sweep.leaf(env, a, (n, k)), sweep.leaf(env, b, (k, m))
+    out, error = sweep.outcome(lambda: ta @ tb)
+    if sweep.excused(error, data):
+        return None
+    finding = sweep.error_finding(error, "a result") if error else sweep.result_apart(out, data, (n, m))
+    call = "a @ b"
+    if finding is None:
+        call = "the rule of a @ b"
+        got, error = sweep.outcome(lambda: sweep.grads_through(out, seed, (ta, tb)))
+        if sweep.excused(error, grad_a, grad_b):
+            return None
+        if error:
+            finding = sweep.error_finding(error, "two gradients")
+        else:
+            finding = sweep.grads_apart(got[0], grad_a, (n, k)) or sweep.grads_apart(got[1], grad_b, (k, m))
+            call += ", for a" if sweep.grads_apart(got[0], grad_a, (n, k)) else ", for b"
+    if finding is not None:
+        finding.values["call"] = call
+    return finding
+
+
+@claim("L16", "matmul_sweep")
+def matmul_sweep(env: Env) -> None:
+    sweep.fail_on_smallest("L16.matmul", matmul_cases(), lambda case: matmul_judge(env, case))
+    a, b = numbers((2, 3), 1671), numbers((3, 2), 1672)
+    sweep.fail_unless_freed("a @ b", lambda: tensor(env, a, (2, 3)) @ tensor(env, b, (3, 2)))
+
+
+def rows_cases() -> list[sweep.Case]:
+    """W.rows(indices): none, one, repeated, negative and out-of-range indices, on tables with a row of one number
+    and rows of none; the table holds large, tiny, inf and nan numbers, out.grad 0, inf and nan."""
+    rng = random.Random(1680)
+    specs: list[tuple[Shape, list[int]]] = [((1, 1), []), ((1, 1), [0]), ((1, 1), [-1]), ((2, 2), [2]),
+                                            ((2, 2), [0, -3]), ((3, 2), [1, 1]), ((3, 2), [-3, 2, -1]),
+                                            ((3, 0), [0, -1, 0]), ((2, 3), [1, -1, 1])]
+    for _ in range(5):
+        n, m = rng.randint(1, 4), rng.randint(1, 3)
+        specs.append(((n, m), [rng.randint(-n, n - 1) for _ in range(rng.randint(1, 5))]))
+    cases = []
+    for (n, m), indices in specs:
+        table = sweep.numbers(rng, n * m, (sweep.LARGE, sweep.TINY, sweep.INF, sweep.NAN))
+        seed = sweep.numbers(rng, len(indices) * m, EDGE_SEED)
+        shown = (f"W of shape {show((n, m))} holding {sweep.nested_text(table, (n, m))}, "
+                 f"indices {show(indices)}, out.grad = {sweep.nested_text(seed, (len(indices), m))}")
+        cases.append(sweep.Case(shown, n * m + len(indices), (n, m, table, indices, seed)))
+    return cases
+
+
+def moved(indices: list[int], n: int) -> list[int]:
+    """The caller's list changed after the forward pass: each index moved to the next row (emptied for one row)."""
+    return [(i + 1) % n for i in indices] if n > 1 else []
+
+
+def rows_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
+    n, m, table, indices, seed = case.data
+    expected = references.rows(table, n, m, indices, seed)
+    call = f"W.rows({show(indices)})"
+    w = sweep.leaf(env, table, (n, m))
+    handed = list(indices)
+    out, error = sweep.outcome(lambda: w.rows(handed))
+    if isinstance(expected, references.Refused):
+        finding = sweep.refusal_apart(expected.errors, out, error)
+        if finding is not None:
+            finding.values["call"] = call
+        return finding
+    data, grad = expected
+    finding = sweep.error_finding(error, "a result") if error else sweep.result_apart(out, data, (len(indices), m))
+    if finding is not None:
+        finding.values["call"] = call
+        return finding
+    if not sweep.same_input(handed, indices):
+        return sweep.Finding("changed", {"call": call, "when": "during the forward pass", "got": show(handed)})
+    got, error = sweep.outcome(lambda: sweep.grads_through(out, seed, (w,))[0])
+    if sweep.excused(error, grad):
+        return None
+    finding = sweep.error_finding(error, "a gradient") if error else sweep.grads_apart(got, grad, (n, m))
+    if finding is not None:
+        finding.values["call"] = f"the rule of {call}"
+        return finding
+    if not sweep.same_input(handed, indices):
+        return sweep.Finding("changed", {"call": call, "when": "when its rule ran", "got": show(handed)})
+    return None
+
+
+def rows_kept(env: Env, case: sweep.Case) -> sweep.Finding | None:
+    """Finding('kept') when the rule's gradient follows the caller's list changed after the forward pass."""
+    n, m, table, indices, seed = case.data
+    expected = references.rows(table, n, m, indices, seed)
+    if isinstance(expected, references.Refused):
+        return None
+    grad = expected[1]
+    call = f"W.rows({show(indices)})"
+    w = sweep.leaf(env, table, (n, m))
+    handed = list(indices)
+    out = w.rows(handed)
+    handed[:] = moved(indices, n)
+    got, error = sweep.outcome(lambda: sweep.grads_through(out, seed, (w,))[0])
+    if error is None and sweep.same(got, grad):
+        return None
+    return sweep.Finding("kept", {"call": call, "after": show(handed), "expected": sweep.nested_text(grad, (n, m)),
+                                  "got": error or sweep.nested_text(list(got), (n, m))})
+
+
+@claim("L16", "rows_sweep")
+def rows_sweep(env: Env) -> None:
+    cases = rows_cases()
+    sweep.fail_on_smallest("L16.rows", cases, lambda case: rows_judge(env, case))
+    sweep.fail_on_smallest("L16.rows", cases, lambda case: rows_kept(env, case))
+    sweep.fail_unless_freed("W.rows([0, 2])", lambda: tensor(env, numbers((3, 2), 1681), (3, 2)).rows([0, 2]))

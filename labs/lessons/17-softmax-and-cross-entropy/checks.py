@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import builtins
 import math
+import random
 import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from labs.checking import references, sweep
 from labs.checking.claimkit import Env, Fail, claim, show
 from labs.checking.cost import GROWTH, Tally, Work, grows_with_the_square, growth_text, tallied
 from labs.checking.oracle import Flat, Shape, agree, by_values, nested, numbers, rule_grads, total
@@ -459,3 +461,90 @@ def cost(env: Env) -> None:
             raise Fail(key, phase="the forward pass" if phase == "forward" else "the backward rule",
                        small=show(small_shape), large=show(large_shape), grew=grew,
                        reads=growth_text(before, after), what=COUNTS[name])
+
+
+# --- contract sweep (labs.checking.sweep): generated edge inputs, smallest first ---------------------------------
+
+# Logits: large of either sign (not so large that log(2) is lost beside them: a log-softmax would part from the
+# finished piece's e / s), tiny, and -inf (a column that can never be picked); never +inf or nan, whose results
+# depend on how a piece shifts its rows. The upstream gradient is finite, 0 included.
+LOGIT_EDGES = (700.0, -700.0, sweep.TINY, -sweep.INF)
+UPSTREAMS = (1.0, 0.0, 2.5, -0.5)
+
+
+def sweep_cases() -> list[sweep.Case]:
+    """cross_entropy on one row or one column, repeated targets, logits at the edges; targets that are no column
+    (even counted from the end, which a piece may allow), and one target too many, which the finished piece
+    refuses."""
+    rng = random.Random(1790)
+    shapes: list[Shape] = [(1, 1), (1, 2), (2, 1), (1, 3), (3, 1), (2, 2), (2, 3), (3, 2), (4, 3)]
+    shapes += [(rng.randint(1, 4), rng.randint(1, 4)) for _ in range(4)]
+    cases = []
+    for k, (n, v) in enumerate(shapes):
+        logits = sweep.numbers(rng, n * v, LOGIT_EDGES)
+        for r in range(n):  # a row of nothing but -inf has no largest logit to shift by
+            if all(x == -sweep.INF for x in logits[r * v:(r + 1) * v]):
+                logits[r * v] = 0.5
+        targets = [rng.randrange(v) for _ in range(n)]
+        if k % 4 == 3:
+            targets[rng.randrange(n)] = rng.choice((v, -v - 1, v + 2))  # no column, even counted from the end
+        if k % 5 == 4:
+            targets.append(0)  # one target more than there are rows
+        upstream = UPSTREAMS[k % len(UPSTREAMS)]
+        shown = (f"logits of shape {show((n, v))} holding {sweep.nested_text(logits, (n, v))}, "
+                 f"targets {show(targets)}, out.grad = {show([upstream])}")
+        cases.append(sweep.Case(shown, n * v + n, (n, v, logits, targets, upstream)))
+    return cases
+
+
+def sweep_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
+    n, v, logits, targets, upstream = case.data
+    expected = references.cross_entropy(logits, n, v, targets, upstream)
+    call = f"logits.cross_entropy({show(targets)})"
+    x = sweep.leaf(env, logits, (n, v))
+    handed = list(targets)
+    loss, error = sweep.outcome(lambda: x.cross_entropy(handed))
+    if isinstance(expected, references.Refused):
+        finding = sweep.refusal_apart(expected.errors, loss, error)
+    else:
+        value, grad = expected
+        finding = sweep.error_finding(error, "a result") if error else sweep.result_apart(loss, [value], ())
+        if finding is None and not sweep.same_input(handed, targets):
+            return sweep.Finding("changed", {"call": call, "when": "during the forward pass", "got": show(handed)})
+        if finding is None:
+            call = f"the rule of {call}"
+            got, error = sweep.outcome(lambda: sweep.grads_through(loss, [upstream], (x,))[0])
+            finding = sweep.error_finding(error, "a gradient") if error else sweep.grads_apart(got, grad, (n, v))
+        if finding is None and not sweep.same_input(handed, targets):
+            return sweep.Finding("changed", {"call": call, "when": "when its rule ran", "got": show(handed)})
+    if finding is not None:
+        finding.values["call"] = call
+    return finding
+
+
+def sweep_kept(env: Env, case: sweep.Case) -> sweep.Finding | None:
+    """Finding('kept') when the rule's gradient follows the caller's targets changed after the forward pass."""
+    n, v, logits, targets, upstream = case.data
+    expected = references.cross_entropy(logits, n, v, targets, upstream)
+    if isinstance(expected, references.Refused) or v < 2:
+        return None
+    x = sweep.leaf(env, logits, (n, v))
+    handed = list(targets)
+    loss = x.cross_entropy(handed)
+    handed[:] = [(t + 1) % v for t in targets]  # another column in every row
+    got, error = sweep.outcome(lambda: sweep.grads_through(loss, [upstream], (x,))[0])
+    if error is None and sweep.same(got, expected[1]):
+        return None
+    return sweep.Finding("kept", {"call": f"logits.cross_entropy({show(targets)})", "after": show(handed),
+                                  "expected": sweep.nested_text(expected[1], (n, v)),
+                                  "got": error or sweep.nested_text(list(got), (n, v))})
+
+
+@claim("L17", "sweep")
+def cross_entropy_sweep(env: Env) -> None:
+    cases = sweep_cases()
+    sweep.fail_on_smallest("L17.cross_entropy", cases, lambda case: sweep_judge(env, case))
+    sweep.fail_on_smallest("L17.cross_entropy", cases, lambda case: sweep_kept(env, case))
+    logits = numbers((3, 4), 1791)
+    sweep.fail_unless_freed("logits.cross_entropy([1, 0, 3])",
+                            lambda: env.tensor.Tensor(nested(logits, (3, 4))).cross_entropy([1, 0, 3]))
