@@ -14,6 +14,8 @@ The count is the same on every machine, in the terminal and in the page.
 
 from __future__ import annotations
 
+import sys
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any, SupportsIndex
@@ -63,13 +65,13 @@ class Tally(list):  # type: ignore[type-arg]  # holds whatever the measured code
         if not isinstance(other, list):
             return NotImplemented
         self.work.reads += len(self) + len(other)
-        return self._counted([*list.__iter__(self), *list.__iter__(other)])
+        return Tally([*list.__iter__(self), *list.__iter__(other)], self.work)  # a join is a Tally, never Own
 
     def __radd__(self, other: Any) -> Any:
         if not isinstance(other, list):
             return NotImplemented
         self.work.reads += len(self) + len(other)
-        return self._counted([*list.__iter__(other), *list.__iter__(self)])
+        return Tally([*list.__iter__(other), *list.__iter__(self)], self.work)
 
     def __iadd__(self, other: Any) -> Tally:  # type: ignore[override]
         items = plain(other)
@@ -92,6 +94,141 @@ class Tally(list):  # type: ignore[type-arg]  # holds whatever the measured code
     def copy(self) -> Tally:
         self.work.reads += len(self)
         return self._counted(super().__iter__())
+
+    # What moves or copies many items at once: lists the learner's own code builds count these too
+    # (labs/checking/own_lists.py), so that ``out.insert(0, x)`` or ``queue.pop(0)`` in a loop shows.
+
+    def __mul__(self, times: SupportsIndex) -> Tally:  # type: ignore[override]
+        made = list.__mul__(self, times)
+        self.work.reads += len(made)
+        return self._counted(made)
+
+    __rmul__ = __mul__  # type: ignore[assignment]
+
+    def __imul__(self, times: SupportsIndex) -> Tally:  # type: ignore[override]
+        list.__imul__(self, times)
+        self.work.reads += len(self)
+        return self
+
+    def extend(self, items: Iterable[Any]) -> None:
+        items = plain(items)
+        self.work.reads += len(items)
+        list.extend(self, items)
+
+    def insert(self, index: SupportsIndex, item: Any) -> None:
+        self.work.reads += len(self) - _position(index, len(self))  # the items after it move up
+        list.insert(self, index, item)
+
+    def pop(self, index: SupportsIndex = -1) -> Any:
+        self.work.reads += max(len(self) - 1 - _position(index, len(self)), 0)  # the items after it move down
+        return list.pop(self, index)
+
+    def remove(self, item: Any) -> None:
+        self.work.reads += len(self)  # searched from the start, then the rest moves down
+        list.remove(self, item)
+
+    def __delitem__(self, index: SupportsIndex | slice) -> None:
+        start = index.indices(len(self))[0] if isinstance(index, slice) else _position(index, len(self))
+        self.work.reads += len(self) - start
+        list.__delitem__(self, index)
+
+    def __setitem__(self, index: SupportsIndex | slice, value: Any) -> None:  # type: ignore[override]
+        if isinstance(index, slice):
+            value = plain(value)
+            start, stop, step = index.indices(len(self))
+            replaced = len(range(start, stop, step))
+            moved = 0 if replaced == len(value) else len(self) - stop  # the items after it move when it resizes
+            self.work.reads += len(value) + moved
+        list.__setitem__(self, index, value)
+
+    def reverse(self) -> None:
+        self.work.reads += len(self)
+        list.reverse(self)
+
+    def sort(self, *args: Any, **kwargs: Any) -> None:
+        self.work.reads += len(self)
+        list.sort(self, *args, **kwargs)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, list):
+            self.work.reads += min(len(self), len(other))
+        return list.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = None  # type: ignore[assignment]  # a list is not hashable, and neither is a Tally
+
+
+class Own(Tally):
+    """A list the learner's own code made, counting like a Tally (labs/checking/own_lists.py); a slice or a copy
+    of it is one too, but a join with + is a plain Tally, as the checks that look for joins expect."""
+
+    def _counted(self, items: Iterable[Any]) -> Tally:
+        return Own(items, self.work)
+
+
+def _position(index: SupportsIndex, length: int) -> int:
+    """Where ``index`` falls in a list of ``length`` items, as list.insert and list.pop clamp it."""
+    at = int(index)
+    if at < 0:
+        at += length
+    return min(max(at, 0), length)
+
+
+FAULTS = {  # the Tally method that counted a read -> what in the learner's code reads that way
+    "index": ".index(), which searches a list from its start",
+    "count": ".count(), which reads a whole list",
+    "__contains__": "`in` on a list, which searches it from its start",
+    "__getitem__": "slices such as data[:i] or data[i:], each a copy of part of a list",
+    "__iter__": "a loop or comprehension over a whole list (or list(...) of it)",
+    "__reversed__": "reversed(...) over a whole list",
+    "__add__": "list + list, which copies both lists into a new one",
+    "__radd__": "list + list, which copies both lists into a new one",
+    "__iadd__": "+= on a list",
+    "copy": ".copy(), which copies a whole list",
+    "insert": ".insert(), which moves every item after the place it inserts at",
+    "pop": ".pop(i) from the front or middle, which moves every item after it",
+    "remove": ".remove(), which searches a list and moves every item after it",
+    "__delitem__": "del on a list's front or middle, which moves every item after it",
+    "__setitem__": "a slice assignment that changes a list's length, which moves every item after it",
+    "__mul__": "[...] * n, which makes a whole new list",
+    "__imul__": "*= on a list, which makes it whole again",
+    "extend": ".extend(), which copies every item it adds",
+    "reverse": ".reverse(), which moves every item",
+    "sort": ".sort(), which reads every item",
+    "__eq__": "== between lists, which compares them item by item",
+}
+
+
+class Traced(Work):
+    """A Work that also notes which kind of read (the Tally method that counted it) each count came from."""
+
+    def __init__(self) -> None:
+        self._reads = 0
+        self.kinds: Counter[str] = Counter()
+        super().__init__()
+
+    @property  # type: ignore[override]
+    def reads(self) -> int:
+        return self._reads
+
+    @reads.setter
+    def reads(self, value: int) -> None:
+        if value > self._reads:
+            self.kinds[sys._getframe(1).f_code.co_name] += value - self._reads
+        self._reads = value
+
+    def restart(self) -> None:
+        self._reads = 0
+        self.kinds.clear()
+
+
+def fault(small: Traced, large: Traced) -> str:
+    """What kind of read grew the most between the small and the large input, in the learner's terms."""
+    growth = {kind: large.kinds[kind] - GROWTH * small.kinds[kind] for kind in large.kinds}
+    kind = max(growth, key=lambda k: growth[k]) if growth else "__iter__"
+    return FAULTS.get(kind, "reading a list again for every number")
 
 
 def plain(items: Iterable[Any]) -> list[Any]:
@@ -162,8 +299,12 @@ SHAPE_HELPERS = ("broadcast_index", "expand")  # the course's own helpers in emb
 def helpers_counted(env: Any, work: Work) -> Iterator[None]:
     """Inside the block, broadcast_index and expand hand back counting lists, and each list they make counts its
     own length as work, wherever the learner's code reads them: in ember/shapes.py (``unbroadcast``) and in
-    ember/tensor.py (the operations), which imports them."""
+    ember/tensor.py (the operations), which imports them. The lists the learner's own gaps build count too
+    (:func:`labs.checking.own_lists.own_lists_counted`): the whole call is measured."""
+    from labs.checking.own_lists import own_lists_counted  # it builds on this module's Tally
+
     with ExitStack() as stack:
+        stack.enter_context(own_lists_counted(env, work))
         for module in (env.shapes, env.tensor):
             if module is not None:
                 stack.enter_context(counted_results(module, SHAPE_HELPERS, work, charge_made=True))

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from labs.checking.claimkit import Env, Fail, claim, show
-from labs.checking.cost import GROWTH, Growth, Tally, Work, helpers_counted, tallied
+from labs.checking.cost import GROWTH, Growth, Own, Tally, Work, helpers_counted, tallied
 from labs.checking.oracle import (
     Flat,
     Shape,
@@ -543,7 +543,7 @@ def rule_reads(out: Any, seed: Flat, work: Work) -> Any:
 def joined(grads: Any, out: Any) -> bool:
     """Whether a rule handed back a counting list other than out.grad: one joined from pieces with + (the
     checker's lists count, and joining them makes another that does)."""
-    return any(isinstance(g, Tally) and g is not out.grad for g in grads)
+    return any(isinstance(g, Tally) and not isinstance(g, Own) and g is not out.grad for g in grads)
 
 
 JOINED = ("it handed back a list joined from pieces with +, and each join copies every number joined before it, "
@@ -629,7 +629,8 @@ def rows_reads(env: Env, picks: int) -> tuple[int, int, bool, bool]:
         out = w.rows(picked)
         forward = work.reads
         grads = rule_reads(out, numbers((picks, 3), 42), work)
-    return forward, work.reads - forward, isinstance(out.data, Tally), joined(grads, out)
+    joined_data = isinstance(out.data, Tally) and not isinstance(out.data, Own)
+    return forward, work.reads - forward, joined_data, joined(grads, out)
 
 
 @claim("L16", "rows_cost")
