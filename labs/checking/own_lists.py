@@ -23,6 +23,7 @@ import ast
 import textwrap
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import lru_cache
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
@@ -65,25 +66,18 @@ def _needs_its_class(tree: ast.Module) -> bool:
     return any(isinstance(node, ast.Name) and node.id in ("super", "__class__") for node in ast.walk(tree))
 
 
-_compiled: dict[tuple[str, int, str], CodeType | None] = {}
-
-
 def counting_copy(text: str, path: str, first_line: int) -> CodeType | None:
     """The code of a gap's text (its lines between the markers), compiled with every new list counted, its lines
     numbered as in the learner's file; None when the gap is not made of whole functions."""
-    key = (path, first_line, text)
-    if key not in _compiled:
-        code = None
-        try:
-            tree = ast.parse(textwrap.dedent(text))
-        except SyntaxError:
-            tree = None
-        if tree is not None and _defines_only_functions(tree) and not _needs_its_class(tree):
-            tree = ast.fix_missing_locations(_CountLists().visit(tree))
-            ast.increment_lineno(tree, first_line - 1)
-            code = compile(tree, path, "exec")
-        _compiled[key] = code
-    return _compiled[key]
+    try:
+        tree = ast.parse(textwrap.dedent(text))
+    except SyntaxError:
+        return None
+    if not _defines_only_functions(tree) or _needs_its_class(tree):
+        return None
+    tree = ast.fix_missing_locations(_CountLists().visit(tree))
+    ast.increment_lineno(tree, first_line - 1)
+    return compile(tree, path, "exec")
 
 
 def _class_around(source_tree: ast.Module, line: int, indent: str) -> str | None:
@@ -98,26 +92,36 @@ def _class_around(source_tree: ast.Module, line: int, indent: str) -> str | None
 Swap = tuple[Any, str, Any, Any]  # (where, name, the learner's own, the counting copy)
 
 
-def _swaps(module: ModuleType, source: str, modules: list[ModuleType]) -> list[Swap]:
-    """Every function or method of ``module``'s gaps paired with its counting copy, wherever the learner's
-    modules hold it (a function ``from ... import``-ed into another module is swapped there too)."""
+@lru_cache(maxsize=64)  # the sources of one learner's recent checks
+def _counting_gaps(source: str, path: str) -> tuple[tuple[CodeType, str | None], ...]:
+    """Each gap of a learner's file that is made of whole functions: its counting copy, and the class whose methods
+    it holds (None for functions of the module). Worked out once per source."""
     try:
         gaps = find_gaps(source)
         source_tree = ast.parse(source)
     except (GapSyntaxError, SyntaxError):
-        return []
-    path = getattr(module, "__file__", None) or module.__name__
-    swaps: list[Swap] = []
+        return ()
+    found = []
     for gap in gaps:
         code = counting_copy(gap.text, path, gap.open_line + 1)
         if code is None:
             continue
-        container: Any = module
-        if gap.indent:
-            name = _class_around(source_tree, gap.open_line, gap.indent)
-            container = getattr(module, name, None) if name else None
-            if not isinstance(container, type):
-                continue
+        if not gap.indent:
+            found.append((code, None))
+        elif (name := _class_around(source_tree, gap.open_line, gap.indent)) is not None:
+            found.append((code, name))
+    return tuple(found)
+
+
+def _swaps(module: ModuleType, source: str, modules: list[ModuleType]) -> list[Swap]:
+    """Every function or method of ``module``'s gaps paired with its counting copy, wherever the learner's
+    modules hold it (a function ``from ... import``-ed into another module is swapped there too)."""
+    path = getattr(module, "__file__", None) or module.__name__
+    swaps: list[Swap] = []
+    for code, class_name in _counting_gaps(source, path):
+        container: Any = module if class_name is None else getattr(module, class_name, None)
+        if container is not module and not isinstance(container, type):
+            continue
         made: dict[str, Any] = {}
         try:
             exec(code, module.__dict__, made)  # defines the copies only: the gap holds nothing but functions

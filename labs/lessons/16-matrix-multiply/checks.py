@@ -619,12 +619,12 @@ def matmul_cost(env: Env) -> None:
             raise Fail("rule", grown=name, how=how(False), **growth.values())
 
 
-def rows_reads(env: Env, picks: int) -> tuple[int, int, bool, bool]:
-    """Numbers W.rows() reads forward, then in its rule, for ``picks`` picks from a (6, 3) table; and whether the
-    forward's data and the rule's gradient were joined with +."""
+def rows_reads(env: Env, picks: int, table: int = 6) -> tuple[int, int, bool, bool]:
+    """Numbers W.rows() reads forward, then in its rule, for ``picks`` picks from a (table, 3) table; and whether
+    the forward's data and the rule's gradient were joined with +."""
     work = Work()
-    w = tallied(tensor(env, numbers((6, 3), 41), (6, 3)), work)
-    picked = [(5 * p + p // 3) % 6 for p in range(picks)]
+    w = tallied(tensor(env, numbers((table, 3), 41), (table, 3)), work)
+    picked = [(5 * p + p // 3) % table for p in range(picks)]
     with helpers_counted(env, work):
         out = w.rows(picked)
         forward = work.reads
@@ -644,3 +644,11 @@ def rows_cost(env: Env) -> None:
     growth = Growth(f"The rule of {what},", rule, big_rule, 4 * 3, 4 * GROWTH * 3)
     if growth.quadratic:
         raise Fail("rule", how=how(joined_rule), **growth.values())
+    # a table that grows with the picks: a rule that goes through every pick for every row of W shows here
+    small, large = rows_reads(env, 8, 8), rows_reads(env, 8 * GROWTH, 8 * GROWTH)
+    for phase, (reads, big_reads) in (("forward", (small[0], large[0])), ("rule", (small[1], large[1]))):
+        big = 8 * GROWTH
+        what = f"The {phase} of W.rows() picking 8 rows of an (8, 3) table, then {big} of a ({big}, 3) one,"
+        growth = Growth(what, reads, big_reads, 8 * 3, 8 * GROWTH * 3)
+        if growth.quadratic:
+            raise Fail("table", **growth.values())
