@@ -231,6 +231,21 @@ def fault(small: Traced, large: Traced) -> str:
     return FAULTS.get(kind, "reading a list again for every number")
 
 
+def square_kind(small: Traced, large: Traced, growth: int = GROWTH) -> str | None:
+    """The kind of read (a key of FAULTS) that on its own grows with the square of the input while it is at least
+    an eighth of the large input's reads, if any: a join or a scan in a loop shows even where many reads that grow
+    in step with the input hide it in the total."""
+    for kind, count in large.kinds.most_common():
+        if count * 8 < large.reads:
+            break
+        if grows_with_the_square(small.kinds[kind], count, growth):
+            return kind
+    return None
+
+
+SCANS = frozenset({"__iter__", "__getitem__", "__reversed__"})  # kinds of read that go over a list, not move it
+
+
 def plain(items: Iterable[Any]) -> list[Any]:
     """A Tally (or any list) as a plain list, without counting the reads."""
     return list(list.__iter__(items)) if isinstance(items, list) else list(items)

@@ -17,6 +17,7 @@ from typing import Any
 from labs.checking.claimkit import Env, Fail, claim, show
 from labs.checking.cost import GROWTH, Tally, Work, grows_with_the_square, growth_text, tallied
 from labs.checking.oracle import Flat, Shape, agree, by_values, nested, numbers, rule_grads, total
+from labs.checking.own_lists import own_lists_counted
 
 # (shape, targets, seed of the logits): targets repeat, and some rows' targets are not their largest logit.
 CASES: list[tuple[Shape, list[int], int]] = [
@@ -422,7 +423,7 @@ def counting_in(module: Any, work: Work) -> Iterator[None]:
 COUNTS = {
     "logits": "from the logits (self.data, self.grad and out.grad)",
     "targets": "from the targets list",
-    "own": "by sum, max, min, range, zip, enumerate, map, math.exp and math.log",
+    "own": "by sum, max, min, range, zip, enumerate, map, math.exp and math.log, and from the lists your code builds",
 }
 
 
@@ -433,7 +434,7 @@ def reads_of(env: Env, shape: Shape) -> dict[tuple[str, str], int]:
     logits = tallied(env.tensor.Tensor(nested(numbers(shape, 29), shape)), works["logits"])
     targets = Tally([(3 * r + 1) % v for r in range(n)], works["targets"])
     got: dict[tuple[str, str], int] = {}
-    with counting_in(env.tensor, works["own"]):
+    with counting_in(env.tensor, works["own"]), own_lists_counted(env, works["own"]):
         loss = logits.cross_entropy(targets)
         got |= {("forward", name): work.reads for name, work in works.items()}
         rule = getattr(loss, "_backward", None)

@@ -17,8 +17,22 @@ from itertools import pairwise
 from typing import Any
 
 from labs.checking.claimkit import Env, Fail, claim, close, show
-from labs.checking.cost import GROWTH, QUADRATIC, Tally, Work, grows_with_the_square, growth_text, reads, tallied
+from labs.checking.cost import (
+    FAULTS,
+    GROWTH,
+    QUADRATIC,
+    SCANS,
+    Tally,
+    Traced,
+    Work,
+    grows_with_the_square,
+    growth_text,
+    reads,
+    square_kind,
+    tallied,
+)
 from labs.checking.oracle import Flat, Shape, agree, by_values, nested, numbers, rule_grads, total
+from labs.checking.own_lists import own_lists_counted
 
 BYTES = 256
 NEWLINE = 10
@@ -509,17 +523,21 @@ def tallying_tensors(tensor_class: Any, work: Work) -> Iterator[None]:
         tensor_class.made, tensor_class.__init__ = made, init
 
 
-def pair_loss_reads(env: Env, shape: Shape, times: int = 1) -> int:
-    """How many numbers the learner's pair_loss and its backward read, on a W of this shape."""
+def pair_loss_work(env: Env, shape: Shape, times: int = 1) -> Traced:
+    """What the learner's pair_loss and its backward read, by kind, on a W of this shape."""
     tensor_class = env.tensor.Tensor
     flat, counts = numbers(shape, 5), cost_table(shape, times)
+    work = Traced()
+    w = tallied(tensor_class(nested(flat, shape)), work)
+    table = Tally([Tally(row, work) for row in counts], work)
+    with tallying_tensors(tensor_class, work), own_lists_counted(env, work):
+        env.bigram.pair_loss(w, table).backward()
+    return work
 
-    def run(work: Work) -> None:
-        w = tallied(tensor_class(nested(flat, shape)), work)
-        table = Tally([Tally(row, work) for row in counts], work)
-        with tallying_tensors(tensor_class, work):
-            env.bigram.pair_loss(w, table).backward()
-    return reads(run)
+
+def pair_loss_reads(env: Env, shape: Shape, times: int = 1) -> int:
+    """How many numbers the learner's pair_loss and its backward read, on a W of this shape."""
+    return pair_loss_work(env, shape, times).reads
 
 
 def rows_reads(env: Env, shape: Shape) -> int:
@@ -530,7 +548,7 @@ def rows_reads(env: Env, shape: Shape) -> int:
 
     def run(work: Work) -> None:
         w = tallied(tensor_class(nested(flat, shape)), work)
-        with tallying_tensors(tensor_class, work):
+        with tallying_tensors(tensor_class, work), own_lists_counted(env, work):
             out = w.rows(used)
             rule_grads(out, [1.0] * len(out.data))
     return reads(run)
@@ -543,15 +561,24 @@ def pair_loss_cost(env: Env) -> None:
     if many > QUADRATIC * few:
         raise Fail("count_cost", shape=show(shape), growth=GROWTH, width=shape[1],
                    reads=growth_text(few, many).replace("on an input", "on counts"))
-    for small, large, grown in COST_SIZES:
-        few, many = pair_loss_reads(env, small), pair_loss_reads(env, large)
+    works = [(pair_loss_work(env, small), pair_loss_work(env, large)) for small, large, _ in COST_SIZES]
+    for (small, large, grown), (small_work, large_work) in zip(COST_SIZES, works):
+        few, many = small_work.reads, large_work.reads
+        shown = {"small": show(small), "large": show(large), "growth": GROWTH}
         if not grows_with_the_square(few, many):
             continue
-        shown = {"small": show(small), "large": show(large), "growth": GROWTH}
         alone = rows_reads(env, small), rows_reads(env, large)
         if grows_with_the_square(*alone):
             raise Fail("rows_cost", reads=growth_text(*alone), **shown)
         raise Fail("cost", reads=growth_text(few, many), grown=grown, **shown)
+    for (small, large, grown), (small_work, large_work) in zip(COST_SIZES, works):
+        kind = square_kind(small_work, large_work)  # one kind of work that the total hides
+        if kind is None:
+            continue
+        shown = {"small": show(small), "large": show(large), "growth": GROWTH, "grown": grown}
+        if kind in SCANS:
+            raise Fail("cost", reads=growth_text(small_work.kinds[kind], large_work.kinds[kind]), **shown)
+        raise Fail("list_cost", fault=FAULTS[kind], **shown)
 
 
 TRAIN_STEPS, TRAIN_RATE = 10, 20.0
