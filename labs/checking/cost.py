@@ -223,6 +223,18 @@ class Traced(Work):
         self._reads = 0
         self.kinds.clear()
 
+    def snapshot(self) -> Traced:
+        """The counts so far, kept apart from what comes later."""
+        kept = Traced()
+        kept._reads, kept.kinds = self._reads, Counter(self.kinds)
+        return kept
+
+    def since(self, before: Traced) -> Traced:
+        """The counts made after ``before`` (a snapshot of this Work) was taken."""
+        later = Traced()
+        later._reads, later.kinds = self._reads - before._reads, self.kinds - before.kinds
+        return later
+
 
 def fault(small: Traced, large: Traced) -> str:
     """What kind of read grew the most between the small and the large input, in the learner's terms."""
@@ -241,6 +253,18 @@ def square_kind(small: Traced, large: Traced, growth: int = GROWTH) -> str | Non
         if grows_with_the_square(small.kinds[kind], count, growth):
             return kind
     return None
+
+
+def square_growth(small: Traced, large: Traced, growth: int = GROWTH) -> dict[str, str] | None:
+    """When the work grows with the square, in all or in one kind of it: the counts a message shows (``growth``) and
+    what in the learner's code does that work (``fault``); None when it grows in step with the input."""
+    if grows_with_the_square(small.reads, large.reads, growth):
+        return {"growth": growth_text(small.reads, large.reads, growth), "fault": fault(small, large)}
+    kind = square_kind(small, large, growth)
+    if kind is None:
+        return None
+    return {"growth": growth_text(small.kinds[kind], large.kinds[kind], growth),
+            "fault": FAULTS.get(kind, "reading a list again for every number")}
 
 
 SCANS = frozenset({"__iter__", "__getitem__", "__reversed__"})  # kinds of read that go over a list, not move it
@@ -328,19 +352,28 @@ def helpers_counted(env: Any, work: Work) -> Iterator[None]:
 
 class Growth:
     """Reads of one piece of work on a small input and on one GROWTH times larger, with how many numbers each
-    input held."""
+    input held. Given two :class:`Traced` counts, it also looks at each kind of read on its own, and names the
+    kind that grows with the square."""
 
-    def __init__(self, what: str, small: int, large: int, numbers_small: int, numbers_large: int) -> None:
-        self.what, self.small, self.large = what, small, large
+    def __init__(self, what: str, small: int | Traced, large: int | Traced, numbers_small: int,
+                 numbers_large: int) -> None:
+        self.what = what
         self.numbers_small, self.numbers_large = numbers_small, numbers_large
+        self.found = square_growth(small, large) if isinstance(small, Traced) and isinstance(large, Traced) else None
+        self.small, self.large = (small.reads if isinstance(small, Work) else small,
+                                  large.reads if isinstance(large, Work) else large)
+        if self.found is not None and not grows_with_the_square(self.small, self.large):
+            kind = square_kind(small, large)  # type: ignore[arg-type]  # both are Traced when found
+            self.small, self.large = small.kinds[kind], large.kinds[kind]  # type: ignore[union-attr]
 
     @property
     def quadratic(self) -> bool:
-        return grows_with_the_square(self.small, self.large)
+        return self.found is not None or grows_with_the_square(self.small, self.large)
 
     def values(self) -> dict[str, Any]:
         """The fields every cost message shows."""
+        fault_text = self.found["fault"] if self.found else "reading a list again for every number"
         return dict(what=self.what, growth=growth_text(self.small, self.large), n_small=f"{self.numbers_small:,}",
-                    n_large=f"{self.numbers_large:,}", times=GROWTH,
+                    n_large=f"{self.numbers_large:,}", times=GROWTH, fault=fault_text,
                     per_small=f"{self.small / max(self.numbers_small, 1):.1f}",
                     per_large=f"{self.large / max(self.numbers_large, 1):.1f}")

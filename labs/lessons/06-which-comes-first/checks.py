@@ -8,7 +8,7 @@ from functools import cache
 from itertools import islice
 
 from labs.checking.claimkit import Env, Fail, claim
-from labs.checking.cost import GROWTH, Traced, fault, grows_with_the_square, growth_text
+from labs.checking.cost import GROWTH, Traced, square_growth
 from labs.checking.own_lists import own_lists_counted
 from labs.checking.walks import recursion_judged
 
@@ -183,9 +183,8 @@ def moves_items_again_and_again(env: Env) -> None:
     """Fail with 'moved' when the lists the learner's toposort builds do work that grows with the square of the
     graph: counted, so a deep chain never has to find it by running out of time."""
     small, large = chain_work(env, CHAIN_SIZE), chain_work(env, CHAIN_SIZE * GROWTH)
-    if grows_with_the_square(small.reads, large.reads):
-        raise Fail("moved", n=f"{CHAIN_SIZE:,}", times=GROWTH, growth=growth_text(small.reads, large.reads),
-                   fault=fault(small, large))
+    if found := square_growth(small, large):
+        raise Fail("moved", n=f"{CHAIN_SIZE:,}", times=GROWTH, **found)
 
 
 CHAIN_SIZE = 250  # nodes of the shorter chain whose lists are counted; the longer one has GROWTH times more

@@ -16,7 +16,7 @@ from typing import Any
 
 from labs.checking import oracle
 from labs.checking.claimkit import Env, Fail, claim, show
-from labs.checking.cost import GROWTH, Tally, Traced, fault, grows_with_the_square, growth_text, tallied
+from labs.checking.cost import GROWTH, Tally, Traced, square_growth, tallied
 from labs.checking.own_lists import own_lists_counted
 from labs.checking.walks import large_graph, recursion_judged
 
@@ -172,8 +172,8 @@ def unary_work(env: Env, n: int) -> tuple[Traced, Traced]:
 def unary_cost(env: Env) -> None:
     (small_f, small_r), (large_f, large_r) = unary_work(env, COST_SIZE), unary_work(env, COST_SIZE * GROWTH)
     for key, small, large in (("forward", small_f, large_f), ("rule", small_r, large_r)):
-        if grows_with_the_square(small.reads, large.reads):
-            raise Fail(key, n=COST_SIZE, growth=growth_text(small.reads, large.reads), fault=fault(small, large))
+        if found := square_growth(small, large):
+            raise Fail(key, n=COST_SIZE, **found)
 
 
 def value_grads(env: Env, value_op: Callable[[Any], Any], flat: list[float], seed: list[float]) -> list[float]:
@@ -650,12 +650,11 @@ def chain_work(env: Env, length: int) -> Traced:
 @claim("L14", "backward_cost")
 def backward_cost(env: Env) -> None:
     small, large = backward_work(env, COST_SIZE), backward_work(env, COST_SIZE * GROWTH)
-    if grows_with_the_square(small.reads, large.reads):
-        raise Fail("quadratic", n=COST_SIZE, growth=growth_text(small.reads, large.reads), fault=fault(small, large))
+    if found := square_growth(small, large):
+        raise Fail("quadratic", n=COST_SIZE, **found)
     small, large = chain_work(env, CHAIN_SIZE), chain_work(env, CHAIN_SIZE * GROWTH)
-    if grows_with_the_square(small.reads, large.reads):
-        raise Fail("nodes", n=CHAIN_SIZE, times=GROWTH, growth=growth_text(small.reads, large.reads),
-                   fault=fault(small, large))
+    if found := square_growth(small, large):
+        raise Fail("nodes", n=CHAIN_SIZE, times=GROWTH, **found)
 
 
 # --- the whole engine ---------------------------------------------------------------------------

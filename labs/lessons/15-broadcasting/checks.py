@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from labs.checking.claimkit import Env, Fail, claim, show
-from labs.checking.cost import GROWTH, Growth, Tally, Work, helpers_counted, tallied
+from labs.checking.cost import GROWTH, Growth, Tally, Traced, helpers_counted, tallied
 from labs.checking.oracle import (
     Shape,
     agree,
@@ -454,12 +454,12 @@ def checkers_unbroadcast(module: ModuleType) -> Iterator[None]:
         module.unbroadcast = kept  # type: ignore[attr-defined]
 
 
-def unbroadcast_reads(env: Env, shape: Shape, to: Shape) -> int:
-    """Numbers the learner's unbroadcast reads for a gradient of ``shape`` going back to ``to``."""
-    work = Work()
+def unbroadcast_reads(env: Env, shape: Shape, to: Shape) -> Traced:
+    """Numbers the learner's unbroadcast reads for a gradient of ``shape`` going back to ``to``, by kind."""
+    work = Traced()
     with helpers_counted(env, work):
         env.shapes.unbroadcast(Tally(numbers(shape, 7), work), shape, to)
-    return work.reads
+    return work
 
 
 # (gradient's shape, the shape it goes back to) as a function of n; n grows GROWTH times
@@ -477,18 +477,18 @@ def unbroadcast_cost(env: Env) -> None:
             raise Fail("quadratic", **growth.values())
 
 
-def binary_reads(env: Env, a: Shape, op: str, b: Shape) -> tuple[int, int]:
+def binary_reads(env: Env, a: Shape, op: str, b: Shape) -> tuple[Traced, Traced]:
     """Numbers the forward of a op b reads, then its rule (with the checker's own unbroadcast), for tensors of
-    these shapes."""
-    work = Work()
+    these shapes, by kind."""
+    work = Traced()
     ta = tallied(env.tensor.Tensor(nested(numbers(a, 11, 0.5, 2.0), a)), work)
     tb = tallied(env.tensor.Tensor(nested(numbers(b, 12, 0.5, 2.0), b)), work)
     with helpers_counted(env, work), checkers_unbroadcast(env.tensor):
         out = OPS[op](ta, tb)
-        forward = work.reads
+        forward = work.snapshot()
         out.grad = Tally(numbers(tuple(out.shape), 13), work)
         out._backward(out)
-    return forward, work.reads - forward
+    return forward, work.since(forward)
 
 
 # (a's shape, op, b's shape) as a function of n; n grows GROWTH times

@@ -28,6 +28,7 @@ from labs.checking.cost import (
     grows_with_the_square,
     growth_text,
     reads,
+    square_growth,
     square_kind,
     tallied,
 )
@@ -95,6 +96,26 @@ def _first_difference(table: list[list[Any]], expected: list[list[int]]) -> dict
     return {"pair": pair_text(a, b), "got": show(table[a][b]), "expected": expected[a][b]}
 
 
+PAIRS_COST_TEXT = bytes(32 + (7 * k) % 95 for k in range(128))  # the shorter text; the longer repeats it GROWTH times
+
+
+def count_pairs_work(env: Env, text: bytes) -> Traced:
+    """What the lists the learner's count_pairs builds read, copy and move, counting the pairs of ``text``."""
+    work = Traced()
+    with own_lists_counted(env, work):
+        env.bigram.count_pairs(text)
+    return work
+
+
+def count_pairs_cost(env: Env) -> None:
+    """Fail with 'cost' when count_pairs's own lists do work that grows with the square of the text."""
+    small = count_pairs_work(env, PAIRS_COST_TEXT)
+    large = count_pairs_work(env, PAIRS_COST_TEXT * GROWTH)
+    if found := square_growth(small, large):
+        raise Fail("cost", small=f"{len(PAIRS_COST_TEXT):,}", large=f"{len(PAIRS_COST_TEXT) * GROWTH:,}",
+                   times=GROWTH, **found)
+
+
 @claim("L18", "count_pairs")
 def count_pairs(env: Env) -> None:
     try:
@@ -126,6 +147,7 @@ def count_pairs(env: Env) -> None:
     run = env.bigram.count_pairs(b"zaaa")
     if run[ord("a")][ord("a")] != 2:
         raise Fail("overlap", got=show(run[ord("a")][ord("a")]))
+    count_pairs_cost(env)
 
 
 def _judge_loss(got: object, counts: list[list[int]], smoothing: float) -> None:
