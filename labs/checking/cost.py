@@ -207,6 +207,7 @@ class Traced(Work):
     def __init__(self) -> None:
         self._reads = 0
         self.kinds: Counter[str] = Counter()
+        self.places: Counter[tuple[str, str, int]] = Counter()  # (kind, file, line) of the code that asked
         super().__init__()
 
     @property  # type: ignore[override]
@@ -216,31 +217,57 @@ class Traced(Work):
     @reads.setter
     def reads(self, value: int) -> None:
         if value > self._reads:
-            self.kinds[sys._getframe(1).f_code.co_name] += value - self._reads
+            counter = sys._getframe(1)  # the Tally method that counted; the code that called it is one further
+            kind, asker = counter.f_code.co_name, counter.f_back
+            self.kinds[kind] += value - self._reads
+            if asker is not None:
+                self.places[kind, asker.f_code.co_filename, asker.f_lineno] += value - self._reads
         self._reads = value
 
     def restart(self) -> None:
         self._reads = 0
         self.kinds.clear()
+        self.places.clear()
 
     def snapshot(self) -> Traced:
         """The counts so far, kept apart from what comes later."""
         kept = Traced()
-        kept._reads, kept.kinds = self._reads, Counter(self.kinds)
+        kept._reads, kept.kinds, kept.places = self._reads, Counter(self.kinds), Counter(self.places)
         return kept
 
     def since(self, before: Traced) -> Traced:
         """The counts made after ``before`` (a snapshot of this Work) was taken."""
         later = Traced()
         later._reads, later.kinds = self._reads - before._reads, self.kinds - before.kinds
+        later.places = self.places - before.places
         return later
 
 
-def fault(small: Traced, large: Traced) -> str:
-    """What kind of read grew the most between the small and the large input, in the learner's terms."""
+Placer = Callable[[str, int], "str | None"]  # (file, line) -> 'line 3 of gap L16.rows', for a learner's file
+
+
+def _grew_most(small: Traced, large: Traced) -> str:
     growth = {kind: large.kinds[kind] - GROWTH * small.kinds[kind] for kind in large.kinds}
-    kind = max(growth, key=lambda k: growth[k]) if growth else "__iter__"
-    return FAULTS.get(kind, "reading a list again for every number")
+    return max(growth, key=lambda k: growth[k]) if growth else "__iter__"
+
+
+def fault_of(kind: str, small: Traced, large: Traced, place: Placer | None = None) -> str:
+    """A kind of read in the learner's terms, with the line of the learner's code where it grew most, when
+    ``place`` can name one."""
+    words = FAULTS.get(kind, "reading a list again for every number")
+    if place is None:
+        return words
+    lines = {(path, line): count - GROWTH * small.places[kind, path, line]
+             for (k, path, line), count in large.places.items() if k == kind}
+    for path, line in sorted(lines, key=lambda at: -lines[at]):
+        if (named := place(path, line)) is not None:
+            return f"{words} ({named})"
+    return words
+
+
+def fault(small: Traced, large: Traced, place: Placer | None = None) -> str:
+    """What kind of read grew the most between the small and the large input, in the learner's terms."""
+    return fault_of(_grew_most(small, large), small, large, place)
 
 
 def square_kind(small: Traced, large: Traced, growth: int = GROWTH) -> str | None:
@@ -255,16 +282,18 @@ def square_kind(small: Traced, large: Traced, growth: int = GROWTH) -> str | Non
     return None
 
 
-def square_growth(small: Traced, large: Traced, growth: int = GROWTH) -> dict[str, str] | None:
+def square_growth(small: Traced, large: Traced, place: Placer | None = None,
+                  growth: int = GROWTH) -> dict[str, str] | None:
     """When the work grows with the square, in all or in one kind of it: the counts a message shows (``growth``) and
-    what in the learner's code does that work (``fault``); None when it grows in step with the input."""
+    what in the learner's code does that work (``fault``, with its line when ``place`` names one); None when it
+    grows in step with the input."""
     if grows_with_the_square(small.reads, large.reads, growth):
-        return {"growth": growth_text(small.reads, large.reads, growth), "fault": fault(small, large)}
+        return {"growth": growth_text(small.reads, large.reads, growth), "fault": fault(small, large, place)}
     kind = square_kind(small, large, growth)
     if kind is None:
         return None
     return {"growth": growth_text(small.kinds[kind], large.kinds[kind], growth),
-            "fault": FAULTS.get(kind, "reading a list again for every number")}
+            "fault": fault_of(kind, small, large, place)}
 
 
 SCANS = frozenset({"__iter__", "__getitem__", "__reversed__"})  # kinds of read that go over a list, not move it
@@ -356,10 +385,11 @@ class Growth:
     kind that grows with the square."""
 
     def __init__(self, what: str, small: int | Traced, large: int | Traced, numbers_small: int,
-                 numbers_large: int) -> None:
+                 numbers_large: int, place: Placer | None = None) -> None:
         self.what = what
         self.numbers_small, self.numbers_large = numbers_small, numbers_large
-        self.found = square_growth(small, large) if isinstance(small, Traced) and isinstance(large, Traced) else None
+        traced = isinstance(small, Traced) and isinstance(large, Traced)
+        self.found = square_growth(small, large, place) if traced else None  # type: ignore[arg-type]
         self.small, self.large = (small.reads if isinstance(small, Work) else small,
                                   large.reads if isinstance(large, Work) else large)
         if self.found is not None and not grows_with_the_square(self.small, self.large):

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
 from labs.checking.cost import Own, Work
-from labs.course.gaps import GapSyntaxError, find_gaps
+from labs.course.gaps import GapSyntaxError, find_gaps, gap_at_line
 
 COUNTED = "__ember_counted__"  # the name the copies call to make a list count; set in the module while measured
 MAKERS = frozenset({"list", "sorted"})  # built-ins whose result is a new list
@@ -164,3 +164,22 @@ def own_lists_counted(env: Any, work: Work) -> Iterator[None]:
 
 def _name(env: Any, module: ModuleType) -> str:
     return next(name for name, value in env.modules.items() if value is module)
+
+
+def placer(env: Any) -> Callable[[str, int], str | None]:
+    """For a check's messages: a line of one of the learner's files as 'line 3 of gap L16.rows' (None outside
+    their gaps)."""
+    sources: dict[str, str] = getattr(env, "sources", None) or {}
+    by_path = {getattr(module, "__file__", None): sources[name] for name, module in env.modules.items()
+               if module is not None and name in sources}
+
+    def place(path: str, line: int) -> str | None:
+        source = by_path.get(path)
+        if source is None:
+            return None
+        try:
+            gap = gap_at_line(find_gaps(source), line)
+        except GapSyntaxError:
+            return None
+        return None if gap is None else f"line {line - gap.open_line} of gap {gap.id}"
+    return place

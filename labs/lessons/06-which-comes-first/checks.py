@@ -9,7 +9,7 @@ from itertools import islice
 
 from labs.checking.claimkit import Env, Fail, claim
 from labs.checking.cost import GROWTH, Traced, square_growth
-from labs.checking.own_lists import own_lists_counted
+from labs.checking.own_lists import own_lists_counted, placer
 from labs.checking.walks import recursion_judged
 
 # Each graph lists a node's parents as a tuple: a sort that changes what parents() hands it gets an error of its
@@ -183,7 +183,7 @@ def moves_items_again_and_again(env: Env) -> None:
     """Fail with 'moved' when the lists the learner's toposort builds do work that grows with the square of the
     graph: counted, so a deep chain never has to find it by running out of time."""
     small, large = chain_work(env, CHAIN_SIZE), chain_work(env, CHAIN_SIZE * GROWTH)
-    if found := square_growth(small, large):
+    if found := square_growth(small, large, placer(env)):
         raise Fail("moved", n=f"{CHAIN_SIZE:,}", times=GROWTH, **found)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from labs.checking.claimkit import Env, Fail, claim, close, expect_close, graph_order, show
 from labs.checking.cost import GROWTH, Traced, square_growth
-from labs.checking.own_lists import own_lists_counted
+from labs.checking.own_lists import own_lists_counted, placer
 from labs.checking.walks import large_graph, recursion_judged, watch_steps
 
 SLOW_SECONDS = 0.4  # one backward() on a ladder rung taking longer counts as too slow
@@ -186,7 +186,7 @@ def very_long_chain(env: Env) -> None:
     never timed: the verdict is the same on any machine."""
     chain_backward(env, 20_000)
     small, large = chain_work(env, CHAIN_SIZE), chain_work(env, CHAIN_SIZE * GROWTH)
-    if found := square_growth(small, large):
+    if found := square_growth(small, large, placer(env)):
         raise Fail("slow", n=f"{CHAIN_SIZE:,}", times=GROWTH, **found)
 
 

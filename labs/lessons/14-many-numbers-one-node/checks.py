@@ -17,7 +17,7 @@ from typing import Any
 from labs.checking import oracle
 from labs.checking.claimkit import Env, Fail, claim, show
 from labs.checking.cost import GROWTH, Tally, Traced, square_growth, tallied
-from labs.checking.own_lists import own_lists_counted
+from labs.checking.own_lists import own_lists_counted, placer
 from labs.checking.walks import large_graph, recursion_judged
 
 SHAPE = (2, 3)
@@ -172,7 +172,7 @@ def unary_work(env: Env, n: int) -> tuple[Traced, Traced]:
 def unary_cost(env: Env) -> None:
     (small_f, small_r), (large_f, large_r) = unary_work(env, COST_SIZE), unary_work(env, COST_SIZE * GROWTH)
     for key, small, large in (("forward", small_f, large_f), ("rule", small_r, large_r)):
-        if found := square_growth(small, large):
+        if found := square_growth(small, large, placer(env)):
             raise Fail(key, n=COST_SIZE, **found)
 
 
@@ -650,10 +650,10 @@ def chain_work(env: Env, length: int) -> Traced:
 @claim("L14", "backward_cost")
 def backward_cost(env: Env) -> None:
     small, large = backward_work(env, COST_SIZE), backward_work(env, COST_SIZE * GROWTH)
-    if found := square_growth(small, large):
+    if found := square_growth(small, large, placer(env)):
         raise Fail("quadratic", n=COST_SIZE, **found)
     small, large = chain_work(env, CHAIN_SIZE), chain_work(env, CHAIN_SIZE * GROWTH)
-    if found := square_growth(small, large):
+    if found := square_growth(small, large, placer(env)):
         raise Fail("nodes", n=CHAIN_SIZE, times=GROWTH, **found)
 
 

@@ -29,6 +29,7 @@ from labs.checking.oracle import (
     stretched,
     total,
 )
+from labs.checking.own_lists import placer
 
 # --- the checker's own broadcasting ------------------------------------------------------------
 
@@ -472,7 +473,8 @@ def unbroadcast_cost(env: Env) -> None:
     for case in UNBROADCAST_GROWTH:
         (shape, to), (big, big_to) = case(4), case(4 * GROWTH)
         small, large = unbroadcast_reads(env, shape, to), unbroadcast_reads(env, big, big_to)
-        growth = Growth(f"unbroadcast from {show(shape)} to {show(to)}", small, large, size(shape), size(big))
+        growth = Growth(f"unbroadcast from {show(shape)} to {show(to)}", small, large, size(shape), size(big),
+                        placer(env))
         if growth.quadratic:
             raise Fail("quadratic", **growth.values())
 
@@ -506,9 +508,9 @@ def binary_cost(env: Env) -> None:
         forward, rule = binary_reads(env, a, op, b)
         big_forward, big_rule = binary_reads(env, big_a, op, big_b)
         expr = f"a {op} b for a of shape {show(a)} and b of shape {show(b)}"
-        growth = Growth(f"The forward of {expr}", forward, big_forward, size(shape), size(big))
+        growth = Growth(f"The forward of {expr}", forward, big_forward, size(shape), size(big), placer(env))
         if growth.quadratic:
             raise Fail("forward", **growth.values())
-        growth = Growth(f"The rule of {expr}", rule, big_rule, size(shape), size(big))
+        growth = Growth(f"The rule of {expr}", rule, big_rule, size(shape), size(big), placer(env))
         if growth.quadratic:
             raise Fail("rule", **growth.values())

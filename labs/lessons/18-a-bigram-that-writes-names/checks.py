@@ -33,7 +33,7 @@ from labs.checking.cost import (
     tallied,
 )
 from labs.checking.oracle import Flat, Shape, agree, by_values, nested, numbers, rule_grads, total
-from labs.checking.own_lists import own_lists_counted
+from labs.checking.own_lists import own_lists_counted, placer
 
 BYTES = 256
 NEWLINE = 10
@@ -111,7 +111,7 @@ def count_pairs_cost(env: Env) -> None:
     """Fail with 'cost' when count_pairs's own lists do work that grows with the square of the text."""
     small = count_pairs_work(env, PAIRS_COST_TEXT)
     large = count_pairs_work(env, PAIRS_COST_TEXT * GROWTH)
-    if found := square_growth(small, large):
+    if found := square_growth(small, large, placer(env)):
         raise Fail("cost", small=f"{len(PAIRS_COST_TEXT):,}", large=f"{len(PAIRS_COST_TEXT) * GROWTH:,}",
                    times=GROWTH, **found)
 
