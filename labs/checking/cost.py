@@ -296,6 +296,15 @@ def square_growth(small: Traced, large: Traced, place: Placer | None = None,
             "fault": fault_of(kind, small, large, place)}
 
 
+def growing_kind(small: Traced, large: Traced, growth: int = GROWTH) -> str | None:
+    """The kind of read behind work that grows with the square (the one that grew most when the total does, else
+    the one that does so on its own), or None."""
+    if grows_with_the_square(small.reads, large.reads, growth):
+        return _grew_most(small, large)
+    return square_kind(small, large, growth)
+
+
+SEARCHES = frozenset({"__contains__", "index", "count"})  # kinds of read that look for an item in a list
 SCANS = frozenset({"__iter__", "__getitem__", "__reversed__"})  # kinds of read that go over a list, not move it
 
 

@@ -27,7 +27,6 @@ from labs.checking.cost import (
     Work,
     grows_with_the_square,
     growth_text,
-    reads,
     square_growth,
     square_kind,
     tallied,
@@ -562,18 +561,16 @@ def pair_loss_reads(env: Env, shape: Shape, times: int = 1) -> int:
     return pair_loss_work(env, shape, times).reads
 
 
-def rows_reads(env: Env, shape: Shape) -> int:
-    """How many numbers the learner's rows() and its rule read, picking the rows of cost_table(shape) with pairs."""
+def rows_work(env: Env, shape: Shape) -> Traced:
+    """What the learner's rows() and its rule read, by kind, picking the rows of cost_table(shape) with pairs."""
     tensor_class = env.tensor.Tensor
-    flat = numbers(shape, 5)
     used = [a for a, row in enumerate(cost_table(shape)) if any(row)]
-
-    def run(work: Work) -> None:
-        w = tallied(tensor_class(nested(flat, shape)), work)
-        with tallying_tensors(tensor_class, work), own_lists_counted(env, work):
-            out = w.rows(used)
-            rule_grads(out, [1.0] * len(out.data))
-    return reads(run)
+    work = Traced()
+    w = tallied(tensor_class(nested(numbers(shape, 5), shape)), work)
+    with tallying_tensors(tensor_class, work), own_lists_counted(env, work):
+        out = w.rows(used)
+        rule_grads(out, [1.0] * len(out.data))
+    return work
 
 
 @claim("L18", "pair_loss_cost")
@@ -589,15 +586,16 @@ def pair_loss_cost(env: Env) -> None:
         shown = {"small": show(small), "large": show(large), "growth": GROWTH}
         if not grows_with_the_square(few, many):
             continue
-        alone = rows_reads(env, small), rows_reads(env, large)
-        if grows_with_the_square(*alone):
-            raise Fail("rows_cost", reads=growth_text(*alone), **shown)
+        if alone := square_growth(rows_work(env, small), rows_work(env, large)):
+            raise Fail("rows_cost", reads=alone["growth"], **shown)
         raise Fail("cost", reads=growth_text(few, many), grown=grown, **shown)
     for (small, large, grown), (small_work, large_work) in zip(COST_SIZES, works):
         kind = square_kind(small_work, large_work)  # one kind of work that the total hides
         if kind is None:
             continue
         shown = {"small": show(small), "large": show(large), "growth": GROWTH, "grown": grown}
+        if alone := square_growth(rows_work(env, small), rows_work(env, large)):
+            raise Fail("rows_cost", reads=alone["growth"], small=show(small), large=show(large), growth=GROWTH)
         if kind in SCANS:
             raise Fail("cost", reads=growth_text(small_work.kinds[kind], large_work.kinds[kind]), **shown)
         raise Fail("list_cost", fault=FAULTS[kind], **shown)
