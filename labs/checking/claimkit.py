@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import GeneratorType, ModuleType
 from typing import Any
 
@@ -34,6 +34,7 @@ class Env:
 
     modules: dict[str, ModuleType]
     names: frozenset[str] = frozenset()  # every learner module of the course, present or not
+    sources: dict[str, str] = field(default_factory=dict)  # the source each module ran from, by module name
 
     def __getattr__(self, name: str) -> ModuleType | None:
         if name in self.__dict__.get("names", ()) or name in self.__dict__.get("modules", {}):

@@ -115,7 +115,7 @@ def _install(files: list[LearnerFile], compiled: dict[str, types.CodeType], name
     sys.meta_path.insert(0, finder)
     try:
         modules = {item.module: importlib.import_module(f"{PACKAGE}.{item.module}") for item in files}
-        yield Env(modules, names)
+        yield Env(modules, names, {item.module: item.source for item in files})
     finally:
         sys.meta_path.remove(finder)
         forget_ember()

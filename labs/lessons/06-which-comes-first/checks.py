@@ -8,6 +8,8 @@ from functools import cache
 from itertools import islice
 
 from labs.checking.claimkit import Env, Fail, claim
+from labs.checking.cost import GROWTH, SEARCHES, Traced, growing_kind, square_growth
+from labs.checking.own_lists import own_lists_counted, placer
 from labs.checking.walks import recursion_judged
 
 # Each graph lists a node's parents as a tuple: a sort that changes what parents() hands it gets an error of its
@@ -174,6 +176,29 @@ def linear(env: Env) -> None:
         if calls[0] > limit:
             raise Fail("paths", nodes=f"{nodes_count:,}", got=f"{limit:,}") from None
         raise searched(graph) from None
+    moves_items_again_and_again(env)
+
+
+def moves_items_again_and_again(env: Env) -> None:
+    """Fail with 'moved' when the lists the learner's toposort builds move or copy items in work that grows with the
+    square of the graph: counted, so a deep chain never has to find it by running out of time."""
+    small, large = chain_work(env, CHAIN_SIZE), chain_work(env, CHAIN_SIZE * GROWTH)
+    if growing_kind(small, large) in SEARCHES:
+        return  # a search of a list compares nodes: comparisons_limited finds it, and says so
+    if found := square_growth(small, large, placer(env)):
+        raise Fail("moved", n=f"{CHAIN_SIZE:,}", times=GROWTH, **found)
+
+
+CHAIN_SIZE = 250  # nodes of the shorter chain whose lists are counted; the longer one has GROWTH times more
+
+
+def chain_work(env: Env, depth: int) -> Traced:
+    """What the lists the learner's toposort builds itself read, copy and move, sorting a chain ``depth`` deep."""
+    work = Traced()
+    chain = {k: (k - 1,) if k else () for k in range(depth + 1)}
+    with recursion_judged(), own_lists_counted(env, work):
+        env.graph.toposort(depth, chain.__getitem__)
+    return work
 
 
 @cache
@@ -188,6 +213,7 @@ def counted_chain(depth: int) -> tuple[list[Counted], dict[Counted, tuple[Counte
 @claim("L06", "deep_chain")
 def deep_chain(env: Env) -> None:
     depth = 50_000
+    moves_items_again_and_again(env)
     nodes, chain = counted_chain(depth)
     try:
         with recursion_judged(), comparisons_limited(chain):

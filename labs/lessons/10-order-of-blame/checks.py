@@ -6,15 +6,11 @@ import time
 from typing import Any
 
 from labs.checking.claimkit import Env, Fail, claim, close, expect_close, graph_order, show
+from labs.checking.cost import GROWTH, Traced, square_growth
+from labs.checking.own_lists import own_lists_counted, placer
 from labs.checking.walks import large_graph, recursion_judged, watch_steps
 
-SLOW_SECONDS = 0.4  # one backward() on a ladder rung or a chain length taking longer counts as too slow
-RETRY_BELOW_SECONDS = 2.0  # a chain walk judged too slow but quicker than this is walked again (twice at most)
-# A walk of 20,000 nodes with at most this time per node (against the quickest 1,000) is not walked at 50,000:
-# if its time per node is a + b * length, then b * 8,500 <= 2 * (a + b * 500), and at 50,000 it would show a ratio
-# under 7, which passes there anyway (10 allowed). A right walk shows 1.0-1.2; order.insert(0, node), the cheapest
-# walk that slows down, shows 8-10.
-LINEAR_AT_20_000 = 3.0
+SLOW_SECONDS = 0.4  # one backward() on a ladder rung taking longer counts as too slow
 
 
 @claim("L10", "seed")
@@ -167,34 +163,34 @@ def chain_backward(env: Env, length: int) -> float:
     return seconds
 
 
+CHAIN_SIZE = 250  # additions in the shorter chain whose lists are counted; the longer one has GROWTH times more
+
+
+def chain_work(env: Env, length: int) -> Traced:
+    """What the lists the learner's backward() builds read, copy and move, on a chain of ``length`` additions."""
+    work = Traced()
+    try:
+        with large_graph():
+            x = env.Value(0.0)
+            y = x
+            for _ in range(length):
+                y = y + 1
+            with own_lists_counted(env, work):
+                y.backward()
+    except RecursionError:
+        raise Fail("recursion", length=f"{length:,}") from None
+    return work
+
+
 @claim("L10", "very_long_chain")
 def very_long_chain(env: Env) -> None:
-    """Chains of 5,000 and 20,000 additions, and 50,000 when 20,000 took more than LINEAR_AT_20_000 times the time
-    per node of 1,000: a walk whose time per node grows with the length fails at 5,000, or, on a machine fast enough
-    to walk 5,000 nodes in under SLOW_SECONDS, at 20,000 or 50,000 (where a walk that searches a list of the nodes
-    seen takes about twenty or fifty times as long per node; a right one, about as long), before such a walk of
-    50,000 nodes reaches the time limit.
-
-    The time per node of 1,000 is the quickest of three walks: a busy moment of the machine during a single one
-    could make a walk that slows down look steady, and it would then take 50,000 nodes into the time limit. For the
-    same reason a longer walk judged too slow is walked again, up to twice, when that is quick (under
-    RETRY_BELOW_SECONDS), and its quickest walk is judged: on a busy machine a right walk of 50,000 nodes was once
-    measured at sixteen times the time per node of the quickest 1,000."""
-    per_node = max(min(chain_backward(env, 1_000) for _ in range(3)) / 1_000, 1e-9)
-
-    def too_slow(seconds: float, length: int, allowed: float) -> bool:
-        return seconds > SLOW_SECONDS and seconds / length / per_node > allowed
-
-    for length, allowed in ((5_000, 2.5), (20_000, 10.0), (50_000, 10.0)):  # 20,000: found before the time limit
-        seconds = chain_backward(env, length)
-        for _ in range(2):  # walked again, at most twice, while it is judged too slow and quick to walk
-            if too_slow(seconds, length, allowed) and seconds < RETRY_BELOW_SECONDS:
-                seconds = min(seconds, chain_backward(env, length))
-        if too_slow(seconds, length, allowed):
-            ratio = seconds / length / per_node
-            raise Fail("slow", length=f"{length:,}", seconds=f"{seconds:.2f}", ratio=f"{ratio:.0f}")
-        if length == 20_000 and seconds / length / per_node <= LINEAR_AT_20_000:
-            return
+    """A chain of 20,000 additions is walked without recursion and gets its gradient; and the work of the lists
+    the walk builds, counted on chains of CHAIN_SIZE and GROWTH times more, grows in step with the chain. Counted,
+    never timed: the verdict is the same on any machine."""
+    small, large = chain_work(env, CHAIN_SIZE), chain_work(env, CHAIN_SIZE * GROWTH)
+    if found := square_growth(small, large, placer(env)):
+        raise Fail("slow", n=f"{CHAIN_SIZE:,}", times=GROWTH, **found)
+    chain_backward(env, 20_000)  # after the count: a walk that slows down would take minutes here
 
 
 @claim("L10", "cube")

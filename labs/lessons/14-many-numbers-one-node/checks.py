@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import gc
 import random
-import sys
 import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -18,7 +17,8 @@ from typing import Any
 
 from labs.checking import oracle, sweep
 from labs.checking.claimkit import Env, Fail, claim, show
-from labs.checking.cost import GROWTH, Tally, Work, grows_with_the_square, growth_text, tallied
+from labs.checking.cost import GROWTH, Tally, Traced, square_growth, tallied
+from labs.checking.own_lists import own_lists_counted, placer
 from labs.checking.walks import large_graph, recursion_judged
 
 SHAPE = (2, 3)
@@ -146,50 +146,6 @@ def unary_rules(env: Env) -> None:
 
 # --- how the work grows: counted reads, never a clock (labs/checking/cost.py) ----------------------------
 
-FAULTS = {  # the Tally method that counted a read -> what in the learner's code reads that way
-    "index": ".index(), which searches a list from its start",
-    "count": ".count(), which reads a whole list",
-    "__contains__": "`in` on a list, which searches it from its start",
-    "__getitem__": "slices such as data[:i] or data[i:], each a copy of part of a list",
-    "__iter__": "a loop or comprehension over a whole list (or list(...) of it)",
-    "__reversed__": "reversed(...) over a whole list",
-    "__add__": "list + list, which copies both lists into a new one",
-    "__radd__": "list + list, which copies both lists into a new one",
-    "__iadd__": "+= on a list",
-    "copy": ".copy(), which copies a whole list",
-}
-
-
-class Traced(Work):
-    """A Work that also notes which kind of read (the Tally method that counted it) each count came from."""
-
-    def __init__(self) -> None:
-        self._reads = 0
-        self.kinds: Counter[str] = Counter()
-        super().__init__()
-
-    @property  # type: ignore[override]
-    def reads(self) -> int:
-        return self._reads
-
-    @reads.setter
-    def reads(self, value: int) -> None:
-        if value > self._reads:
-            self.kinds[sys._getframe(1).f_code.co_name] += value - self._reads
-        self._reads = value
-
-    def restart(self) -> None:
-        self._reads = 0
-        self.kinds.clear()
-
-
-def fault(small: Traced, large: Traced) -> str:
-    """What kind of read grew the most between the small and the large input, in the learner's terms."""
-    growth = {kind: large.kinds[kind] - GROWTH * small.kinds[kind] for kind in large.kinds}
-    kind = max(growth, key=lambda k: growth[k]) if growth else "__iter__"
-    return FAULTS.get(kind, "reading a list again for every number")
-
-
 COST_SIZE = 16  # numbers in the small input; the large one holds GROWTH times more
 
 
@@ -202,13 +158,14 @@ def unary_work(env: Env, n: int) -> tuple[Traced, Traced]:
     """The reads of t.tanh() on n numbers, then of its rule with an out.grad that is not all ones."""
     work = Traced()
     t = tallied(env.tensor.Tensor(cost_numbers(n)), work)
-    out = t.tanh()
-    forward = Traced()
-    forward.kinds, forward._reads = Counter(work.kinds), work.reads
-    work.restart()
-    tallied(out, work)
-    out.grad = Tally([0.5 + i / n for i in range(n)], work)
-    out._backward(out)
+    with own_lists_counted(env, work):
+        out = t.tanh()
+        forward = Traced()
+        forward.kinds, forward._reads = Counter(work.kinds), work.reads
+        work.restart()
+        tallied(out, work)
+        out.grad = Tally([0.5 + i / n for i in range(n)], work)
+        out._backward(out)
     return forward, work
 
 
@@ -216,8 +173,8 @@ def unary_work(env: Env, n: int) -> tuple[Traced, Traced]:
 def unary_cost(env: Env) -> None:
     (small_f, small_r), (large_f, large_r) = unary_work(env, COST_SIZE), unary_work(env, COST_SIZE * GROWTH)
     for key, small, large in (("forward", small_f, large_f), ("rule", small_r, large_r)):
-        if grows_with_the_square(small.reads, large.reads):
-            raise Fail(key, n=COST_SIZE, growth=growth_text(small.reads, large.reads), fault=fault(small, large))
+        if found := square_growth(small, large, placer(env)):
+            raise Fail(key, n=COST_SIZE, **found)
 
 
 def value_grads(env: Env, value_op: Callable[[Any], Any], flat: list[float], seed: list[float]) -> list[float]:
@@ -671,15 +628,34 @@ def backward_work(env: Env, n: int) -> Traced:
     y._backward = lambda out: (Tally([out.grad[0]] * n, work),)
     tallied(x, work)
     work.restart()
-    y.backward()
+    with own_lists_counted(env, work):
+        y.backward()
+    return work
+
+
+CHAIN_SIZE = 32  # operations in the shorter chain: long enough that a walk's fixed work does not hide its growth
+
+
+def chain_work(env: Env, length: int) -> Traced:
+    """The work of the lists backward() builds itself, on a chain of ``length`` operations on one number each."""
+    work = Traced()
+    ops = Ops(env)
+    y = ops.leaf([0.5], "x")
+    for k in range(length):
+        y = ops.scale(y, 1.0, f"y{k}")
+    with own_lists_counted(env, work):
+        y.backward()
     return work
 
 
 @claim("L14", "backward_cost")
 def backward_cost(env: Env) -> None:
     small, large = backward_work(env, COST_SIZE), backward_work(env, COST_SIZE * GROWTH)
-    if grows_with_the_square(small.reads, large.reads):
-        raise Fail("quadratic", n=COST_SIZE, growth=growth_text(small.reads, large.reads), fault=fault(small, large))
+    if found := square_growth(small, large, placer(env)):
+        raise Fail("quadratic", n=COST_SIZE, **found)
+    small, large = chain_work(env, CHAIN_SIZE), chain_work(env, CHAIN_SIZE * GROWTH)
+    if found := square_growth(small, large, placer(env)):
+        raise Fail("nodes", n=CHAIN_SIZE, times=GROWTH, **found)
 
 
 # --- the whole engine ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 
 from labs.checking import references, sweep
 from labs.checking.claimkit import Env, Fail, claim, show
-from labs.checking.cost import GROWTH, Growth, Tally, Work, helpers_counted, tallied
+from labs.checking.cost import GROWTH, Growth, Tally, Traced, helpers_counted, tallied
 from labs.checking.oracle import (
     Flat,
     Shape,
@@ -32,6 +32,7 @@ from labs.checking.oracle import (
     stretched,
     total,
 )
+from labs.checking.own_lists import placer
 
 # --- the checker's own broadcasting ------------------------------------------------------------
 
@@ -457,12 +458,12 @@ def checkers_unbroadcast(module: ModuleType) -> Iterator[None]:
         module.unbroadcast = kept  # type: ignore[attr-defined]
 
 
-def unbroadcast_reads(env: Env, shape: Shape, to: Shape) -> int:
-    """Numbers the learner's unbroadcast reads for a gradient of ``shape`` going back to ``to``."""
-    work = Work()
+def unbroadcast_reads(env: Env, shape: Shape, to: Shape) -> Traced:
+    """Numbers the learner's unbroadcast reads for a gradient of ``shape`` going back to ``to``, by kind."""
+    work = Traced()
     with helpers_counted(env, work):
         env.shapes.unbroadcast(Tally(numbers(shape, 7), work), shape, to)
-    return work.reads
+    return work
 
 
 # (gradient's shape, the shape it goes back to) as a function of n; n grows GROWTH times
@@ -475,23 +476,24 @@ def unbroadcast_cost(env: Env) -> None:
     for case in UNBROADCAST_GROWTH:
         (shape, to), (big, big_to) = case(4), case(4 * GROWTH)
         small, large = unbroadcast_reads(env, shape, to), unbroadcast_reads(env, big, big_to)
-        growth = Growth(f"unbroadcast from {show(shape)} to {show(to)}", small, large, size(shape), size(big))
+        growth = Growth(f"unbroadcast from {show(shape)} to {show(to)}", small, large, size(shape), size(big),
+                        placer(env))
         if growth.quadratic:
             raise Fail("quadratic", **growth.values())
 
 
-def binary_reads(env: Env, a: Shape, op: str, b: Shape) -> tuple[int, int]:
+def binary_reads(env: Env, a: Shape, op: str, b: Shape) -> tuple[Traced, Traced]:
     """Numbers the forward of a op b reads, then its rule (with the checker's own unbroadcast), for tensors of
-    these shapes."""
-    work = Work()
+    these shapes, by kind."""
+    work = Traced()
     ta = tallied(env.tensor.Tensor(nested(numbers(a, 11, 0.5, 2.0), a)), work)
     tb = tallied(env.tensor.Tensor(nested(numbers(b, 12, 0.5, 2.0), b)), work)
     with helpers_counted(env, work), checkers_unbroadcast(env.tensor):
         out = OPS[op](ta, tb)
-        forward = work.reads
+        forward = work.snapshot()
         out.grad = Tally(numbers(tuple(out.shape), 13), work)
         out._backward(out)
-    return forward, work.reads - forward
+    return forward, work.since(forward)
 
 
 # (a's shape, op, b's shape) as a function of n; n grows GROWTH times
@@ -509,10 +511,10 @@ def binary_cost(env: Env) -> None:
         forward, rule = binary_reads(env, a, op, b)
         big_forward, big_rule = binary_reads(env, big_a, op, big_b)
         expr = f"a {op} b for a of shape {show(a)} and b of shape {show(b)}"
-        growth = Growth(f"The forward of {expr}", forward, big_forward, size(shape), size(big))
+        growth = Growth(f"The forward of {expr}", forward, big_forward, size(shape), size(big), placer(env))
         if growth.quadratic:
             raise Fail("forward", **growth.values())
-        growth = Growth(f"The rule of {expr}", rule, big_rule, size(shape), size(big))
+        growth = Growth(f"The rule of {expr}", rule, big_rule, size(shape), size(big), placer(env))
         if growth.quadratic:
             raise Fail("rule", **growth.values())
 

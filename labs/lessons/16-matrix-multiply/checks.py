@@ -14,7 +14,7 @@ from typing import Any
 
 from labs.checking import references, sweep
 from labs.checking.claimkit import Env, Fail, claim, show
-from labs.checking.cost import GROWTH, Growth, Tally, Work, helpers_counted, tallied
+from labs.checking.cost import GROWTH, Growth, Own, Tally, Work, helpers_counted, tallied
 from labs.checking.oracle import (
     Flat,
     Shape,
@@ -545,7 +545,7 @@ def rule_reads(out: Any, seed: Flat, work: Work) -> Any:
 def joined(grads: Any, out: Any) -> bool:
     """Whether a rule handed back a counting list other than out.grad: one joined from pieces with + (the
     checker's lists count, and joining them makes another that does)."""
-    return any(isinstance(g, Tally) and g is not out.grad for g in grads)
+    return any(isinstance(g, Tally) and not isinstance(g, Own) and g is not out.grad for g in grads)
 
 
 JOINED = ("it handed back a list joined from pieces with +, and each join copies every number joined before it, "
@@ -621,17 +621,18 @@ def matmul_cost(env: Env) -> None:
             raise Fail("rule", grown=name, how=how(False), **growth.values())
 
 
-def rows_reads(env: Env, picks: int) -> tuple[int, int, bool, bool]:
-    """Numbers W.rows() reads forward, then in its rule, for ``picks`` picks from a (6, 3) table; and whether the
-    forward's data and the rule's gradient were joined with +."""
+def rows_reads(env: Env, picks: int, table: int = 6) -> tuple[int, int, bool, bool]:
+    """Numbers W.rows() reads forward, then in its rule, for ``picks`` picks from a (table, 3) table; and whether
+    the forward's data and the rule's gradient were joined with +."""
     work = Work()
-    w = tallied(tensor(env, numbers((6, 3), 41), (6, 3)), work)
-    picked = [(5 * p + p // 3) % 6 for p in range(picks)]
+    w = tallied(tensor(env, numbers((table, 3), 41), (table, 3)), work)
+    picked = [(5 * p + p // 3) % table for p in range(picks)]
     with helpers_counted(env, work):
         out = w.rows(picked)
         forward = work.reads
         grads = rule_reads(out, numbers((picks, 3), 42), work)
-    return forward, work.reads - forward, isinstance(out.data, Tally), joined(grads, out)
+    joined_data = isinstance(out.data, Tally) and not isinstance(out.data, Own)
+    return forward, work.reads - forward, joined_data, joined(grads, out)
 
 
 @claim("L16", "rows_cost")
@@ -645,6 +646,14 @@ def rows_cost(env: Env) -> None:
     growth = Growth(f"The rule of {what},", rule, big_rule, 4 * 3, 4 * GROWTH * 3)
     if growth.quadratic:
         raise Fail("rule", how=how(joined_rule), **growth.values())
+    # a table that grows with the picks: a rule that goes through every pick for every row of W shows here
+    small, large = rows_reads(env, 8, 8), rows_reads(env, 8 * GROWTH, 8 * GROWTH)
+    for phase, (reads, big_reads) in (("forward", (small[0], large[0])), ("rule", (small[1], large[1]))):
+        big = 8 * GROWTH
+        what = f"The {phase} of W.rows() picking 8 rows of an (8, 3) table, then {big} of a ({big}, 3) one,"
+        growth = Growth(what, reads, big_reads, 8 * 3, 8 * GROWTH * 3)
+        if growth.quadratic:
+            raise Fail("table", **growth.values())
 
 
 # --- contract sweeps (labs.checking.sweep): generated edge inputs, smallest first ------------------------------

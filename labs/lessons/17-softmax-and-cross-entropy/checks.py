@@ -17,8 +17,19 @@ from typing import Any
 
 from labs.checking import references, sweep
 from labs.checking.claimkit import Env, Fail, claim, show
-from labs.checking.cost import GROWTH, Tally, Work, grows_with_the_square, growth_text, tallied
+from labs.checking.cost import (
+    FAULTS,
+    GROWTH,
+    Tally,
+    Traced,
+    Work,
+    grows_with_the_square,
+    growth_text,
+    square_kind,
+    tallied,
+)
 from labs.checking.oracle import Flat, Shape, agree, by_values, nested, numbers, rule_grads, total
+from labs.checking.own_lists import own_lists_counted
 
 # (shape, targets, seed of the logits): targets repeat, and some rows' targets are not their largest logit.
 CASES: list[tuple[Shape, list[int], int]] = [
@@ -424,18 +435,20 @@ def counting_in(module: Any, work: Work) -> Iterator[None]:
 COUNTS = {
     "logits": "from the logits (self.data, self.grad and out.grad)",
     "targets": "from the targets list",
-    "own": "by sum, max, min, range, zip, enumerate, map, math.exp and math.log",
+    "own": "by sum, max, min, range, zip, enumerate, map, math.exp and math.log, and from the lists your code builds",
 }
 
 
-def reads_of(env: Env, shape: Shape) -> dict[tuple[str, str], int]:
-    """The numbers read by the forward pass and by the rule for logits of ``shape``, in each count."""
+def reads_of(env: Env, shape: Shape) -> tuple[dict[tuple[str, str], int], Traced]:
+    """The numbers read by the forward pass and by the rule for logits of ``shape``, in each count; and the count of
+    the learner's own work (the builtins and the lists it builds), forward and rule, by kind."""
     n, v = shape
-    works = {name: Work() for name in COUNTS}
+    works: dict[str, Work] = {name: Work() for name in COUNTS}
+    works["own"] = own = Traced()
     logits = tallied(env.tensor.Tensor(nested(numbers(shape, 29), shape)), works["logits"])
     targets = Tally([(3 * r + 1) % v for r in range(n)], works["targets"])
     got: dict[tuple[str, str], int] = {}
-    with counting_in(env.tensor, works["own"]):
+    with counting_in(env.tensor, works["own"]), own_lists_counted(env, works["own"]):
         loss = logits.cross_entropy(targets)
         got |= {("forward", name): work.reads for name, work in works.items()}
         rule = getattr(loss, "_backward", None)
@@ -443,7 +456,7 @@ def reads_of(env: Env, shape: Shape) -> dict[tuple[str, str], int]:
             loss.grad = Tally([1.0] * len(loss.data), works["logits"])
             rule(loss)
     got |= {("rule", name): work.reads - got["forward", name] for name, work in works.items()}
-    return got
+    return got, own
 
 
 @claim("L17", "cost")
@@ -451,7 +464,7 @@ def cost(env: Env) -> None:
     shape, targets, seed = CASES[0]
     loss_of(env, numbers(shape, seed), shape, targets)  # a loss that is no Tensor is named first
     for small_shape, large_shape, grew in COST_RUNS:
-        small, large = reads_of(env, small_shape), reads_of(env, large_shape)
+        (small, small_own), (large, large_own) = reads_of(env, small_shape), reads_of(env, large_shape)
         for (phase, name), before in small.items():
             after = large[phase, name]
             if not grows_with_the_square(before, after):
@@ -461,6 +474,11 @@ def cost(env: Env) -> None:
             raise Fail(key, phase="the forward pass" if phase == "forward" else "the backward rule",
                        small=show(small_shape), large=show(large_shape), grew=grew,
                        reads=growth_text(before, after), what=COUNTS[name])
+        kind = square_kind(small_own, large_own)  # one kind of the learner's own work, which the total hides
+        if kind is not None:
+            raise Fail("list_scan", phase="the forward pass and its rule", small=show(small_shape),
+                       large=show(large_shape), grew=grew, what=f"in one kind of work ({FAULTS.get(kind, 'a scan')})",
+                       reads=growth_text(small_own.kinds[kind], large_own.kinds[kind]))
 
 
 # --- contract sweep (labs.checking.sweep): generated edge inputs, smallest first ---------------------------------

@@ -17,8 +17,22 @@ from itertools import pairwise
 from typing import Any
 
 from labs.checking.claimkit import Env, Fail, claim, close, show
-from labs.checking.cost import GROWTH, QUADRATIC, Tally, Work, grows_with_the_square, growth_text, reads, tallied
+from labs.checking.cost import (
+    FAULTS,
+    GROWTH,
+    QUADRATIC,
+    SCANS,
+    Tally,
+    Traced,
+    Work,
+    grows_with_the_square,
+    growth_text,
+    square_growth,
+    square_kind,
+    tallied,
+)
 from labs.checking.oracle import Flat, Shape, agree, by_values, nested, numbers, rule_grads, total
+from labs.checking.own_lists import own_lists_counted, placer
 
 BYTES = 256
 NEWLINE = 10
@@ -81,6 +95,26 @@ def _first_difference(table: list[list[Any]], expected: list[list[int]]) -> dict
     return {"pair": pair_text(a, b), "got": show(table[a][b]), "expected": expected[a][b]}
 
 
+PAIRS_COST_TEXT = bytes(32 + (7 * k) % 95 for k in range(128))  # the shorter text; the longer repeats it GROWTH times
+
+
+def count_pairs_work(env: Env, text: bytes) -> Traced:
+    """What the lists the learner's count_pairs builds read, copy and move, counting the pairs of ``text``."""
+    work = Traced()
+    with own_lists_counted(env, work):
+        env.bigram.count_pairs(text)
+    return work
+
+
+def count_pairs_cost(env: Env) -> None:
+    """Fail with 'cost' when count_pairs's own lists do work that grows with the square of the text."""
+    small = count_pairs_work(env, PAIRS_COST_TEXT)
+    large = count_pairs_work(env, PAIRS_COST_TEXT * GROWTH)
+    if found := square_growth(small, large, placer(env)):
+        raise Fail("cost", small=f"{len(PAIRS_COST_TEXT):,}", large=f"{len(PAIRS_COST_TEXT) * GROWTH:,}",
+                   times=GROWTH, **found)
+
+
 @claim("L18", "count_pairs")
 def count_pairs(env: Env) -> None:
     try:
@@ -112,6 +146,7 @@ def count_pairs(env: Env) -> None:
     run = env.bigram.count_pairs(b"zaaa")
     if run[ord("a")][ord("a")] != 2:
         raise Fail("overlap", got=show(run[ord("a")][ord("a")]))
+    count_pairs_cost(env)
 
 
 def _judge_loss(got: object, counts: list[list[int]], smoothing: float) -> None:
@@ -509,31 +544,33 @@ def tallying_tensors(tensor_class: Any, work: Work) -> Iterator[None]:
         tensor_class.made, tensor_class.__init__ = made, init
 
 
-def pair_loss_reads(env: Env, shape: Shape, times: int = 1) -> int:
-    """How many numbers the learner's pair_loss and its backward read, on a W of this shape."""
+def pair_loss_work(env: Env, shape: Shape, times: int = 1) -> Traced:
+    """What the learner's pair_loss and its backward read, by kind, on a W of this shape."""
     tensor_class = env.tensor.Tensor
     flat, counts = numbers(shape, 5), cost_table(shape, times)
+    work = Traced()
+    w = tallied(tensor_class(nested(flat, shape)), work)
+    table = Tally([Tally(row, work) for row in counts], work)
+    with tallying_tensors(tensor_class, work), own_lists_counted(env, work):
+        env.bigram.pair_loss(w, table).backward()
+    return work
 
-    def run(work: Work) -> None:
-        w = tallied(tensor_class(nested(flat, shape)), work)
-        table = Tally([Tally(row, work) for row in counts], work)
-        with tallying_tensors(tensor_class, work):
-            env.bigram.pair_loss(w, table).backward()
-    return reads(run)
+
+def pair_loss_reads(env: Env, shape: Shape, times: int = 1) -> int:
+    """How many numbers the learner's pair_loss and its backward read, on a W of this shape."""
+    return pair_loss_work(env, shape, times).reads
 
 
-def rows_reads(env: Env, shape: Shape) -> int:
-    """How many numbers the learner's rows() and its rule read, picking the rows of cost_table(shape) with pairs."""
+def rows_work(env: Env, shape: Shape) -> Traced:
+    """What the learner's rows() and its rule read, by kind, picking the rows of cost_table(shape) with pairs."""
     tensor_class = env.tensor.Tensor
-    flat = numbers(shape, 5)
     used = [a for a, row in enumerate(cost_table(shape)) if any(row)]
-
-    def run(work: Work) -> None:
-        w = tallied(tensor_class(nested(flat, shape)), work)
-        with tallying_tensors(tensor_class, work):
-            out = w.rows(used)
-            rule_grads(out, [1.0] * len(out.data))
-    return reads(run)
+    work = Traced()
+    w = tallied(tensor_class(nested(numbers(shape, 5), shape)), work)
+    with tallying_tensors(tensor_class, work), own_lists_counted(env, work):
+        out = w.rows(used)
+        rule_grads(out, [1.0] * len(out.data))
+    return work
 
 
 @claim("L18", "pair_loss_cost")
@@ -543,15 +580,25 @@ def pair_loss_cost(env: Env) -> None:
     if many > QUADRATIC * few:
         raise Fail("count_cost", shape=show(shape), growth=GROWTH, width=shape[1],
                    reads=growth_text(few, many).replace("on an input", "on counts"))
-    for small, large, grown in COST_SIZES:
-        few, many = pair_loss_reads(env, small), pair_loss_reads(env, large)
+    works = [(pair_loss_work(env, small), pair_loss_work(env, large)) for small, large, _ in COST_SIZES]
+    for (small, large, grown), (small_work, large_work) in zip(COST_SIZES, works):
+        few, many = small_work.reads, large_work.reads
+        shown = {"small": show(small), "large": show(large), "growth": GROWTH}
         if not grows_with_the_square(few, many):
             continue
-        shown = {"small": show(small), "large": show(large), "growth": GROWTH}
-        alone = rows_reads(env, small), rows_reads(env, large)
-        if grows_with_the_square(*alone):
-            raise Fail("rows_cost", reads=growth_text(*alone), **shown)
+        if alone := square_growth(rows_work(env, small), rows_work(env, large)):
+            raise Fail("rows_cost", reads=alone["growth"], **shown)
         raise Fail("cost", reads=growth_text(few, many), grown=grown, **shown)
+    for (small, large, grown), (small_work, large_work) in zip(COST_SIZES, works):
+        kind = square_kind(small_work, large_work)  # one kind of work that the total hides
+        if kind is None:
+            continue
+        shown = {"small": show(small), "large": show(large), "growth": GROWTH, "grown": grown}
+        if alone := square_growth(rows_work(env, small), rows_work(env, large)):
+            raise Fail("rows_cost", reads=alone["growth"], small=show(small), large=show(large), growth=GROWTH)
+        if kind in SCANS:
+            raise Fail("cost", reads=growth_text(small_work.kinds[kind], large_work.kinds[kind]), **shown)
+        raise Fail("list_cost", fault=FAULTS[kind], **shown)
 
 
 TRAIN_STEPS, TRAIN_RATE = 10, 20.0
