@@ -18,26 +18,37 @@ those gaps are written::
 below it, "earlier lessons" for gaps of earlier labs. A cell that needs none of them says nothing.
 Part III's pages put every cell that needs their lab after it (``tests/test_cell_order.py``).
 
-The runs take a minute or two, most of it lesson 12's training; what they found is kept in pytest's
-cache, under a digest of every file that could change it.
+To keep the runs short, only gaps of the files the page imports count, and of those only gaps whose
+code runs in the page with every gap finished (a starter that defines the same names as the finished
+piece, none of whose code runs, changes nothing). What the runs found is kept in pytest's cache, under
+a digest of everything that could change it.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import inspect
 import json
 import re
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+from types import CodeType, FrameType
+from typing import Any
 
 import pytest
 
 from labs.checking.learner import PACKAGE, Pieces, finished_pieces
+from labs.course.gaps import Gap, find_gaps
 from labs.course.model import LESSONS_DIR, lesson_number
 from labs.course.pages import CELLS_AFTER_THE_LAB_FROM, FENCE
 from tests.pages_kit import COURSE, PAGES, learner_session
+
+pytestmark = pytest.mark.xdist_group("cell-needs")  # one process runs the pages once, for every test here
 
 ROOT = Path(__file__).resolve().parent.parent
 DECLARING = [lesson for lesson in PAGES if lesson_number(lesson) < lesson_number(CELLS_AFTER_THE_LAB_FROM)]
@@ -106,43 +117,124 @@ def normalised(result: dict) -> str:
     return TIMING.sub("<time>", json.dumps(result, sort_keys=True))
 
 
-def run_page(lesson: str, pieces: Pieces) -> tuple[list[dict], set[str]]:
-    """Each cell's result on a learner's files holding ``pieces``, read from the top; and the learner files
-    the page imported."""
+class GapsRun:
+    """Watches which gaps of the learner files in a folder run inside a function, through sys.setprofile.
+
+    A function's code runs when it is called; the lines of a module or a class run once, as it is imported.
+    Python drops a profile function that fails (as in a RecursionError a cell shows on purpose): ``lost``
+    then says that some calls went unseen.
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.ran: set[str] = set()
+        self.lost = False
+        self._gaps: dict[str, list[Gap]] = {}
+        self._spans: dict[CodeType, list[str]] = {}
+
+    def _gaps_of(self, code: CodeType) -> list[str]:
+        if code not in self._spans:
+            path, self._spans[code] = Path(code.co_filename), []
+            if code.co_flags & inspect.CO_OPTIMIZED and self.folder in path.parents and path.suffix == ".py":
+                if code.co_filename not in self._gaps:
+                    self._gaps[code.co_filename] = find_gaps(path.read_text())
+                lines = [line for _, _, line in code.co_lines() if line is not None] or [code.co_firstlineno]
+                self._spans[code] = [gap.id for gap in self._gaps[code.co_filename]
+                                     if gap.open_line < max(lines) and gap.close_line > min(lines)]
+        return self._spans[code]
+
+    def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
+        if event == "call":
+            self.ran.update(self._gaps_of(frame.f_code))
+
+    @contextmanager
+    def watching(self) -> Iterator[None]:
+        """Watch the calls of the block."""
+        previous = sys.getprofile()
+        sys.setprofile(self._profile)
+        try:
+            yield
+        finally:
+            self.lost = self.lost or sys.getprofile() != self._profile
+            sys.setprofile(previous)
+
+
+@dataclass(frozen=True)
+class PageRun:
+    """What one run of a page gave: each cell's result, the learner files it imported, the gaps whose code ran
+    (None when the run did not watch, or some calls went unseen)."""
+
+    results: list[dict]
+    imported: set[str]
+    ran: set[str] | None
+
+
+def run_page(lesson: str, pieces: Pieces, watch: bool = False) -> PageRun:
+    """Run a page's cells from the top on a learner's files holding ``pieces``; with ``watch``, see which gaps
+    run (which slows the run down)."""
     page = PAGES[lesson]
     results = []
     with tempfile.TemporaryDirectory(prefix="ember-needs-") as name, learner_session(Path(name)) as session:
+        gaps = GapsRun(Path(name).resolve())
         for cell in page_cells(page):
             request = {"page": page.name, "lab": lesson, "pieces": pieces, "code": cell.code}
-            results.append(json.loads(session.handle("run", json.dumps(request))))
+            with gaps.watching() if watch else nullcontext():
+                results.append(json.loads(session.handle("run", json.dumps(request))))
         imported = {module.split(".")[1] + ".py" for module in sys.modules if module.startswith(PACKAGE + ".")}
-    return results, imported
+    return PageRun(results, imported, gaps.ran if watch and not gaps.lost else None)
 
 
-def candidate_gaps(lesson: str, files: set[str]) -> list[str]:
-    """The gaps a learner at ``lesson`` has written in these files: of each region, its latest stage so far."""
+def defined_names(piece: str) -> set[str]:
+    """The names a gap's piece defines or assigns at its own top level."""
+    names = set()
+    for node in ast.parse(piece).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            names |= {ast.unparse(target) for target in getattr(node, "targets", [getattr(node, "target", None)])}
+    return names
+
+
+def left_at_start(gap_id: str) -> str:
+    """What a gap holds before the learner writes it: the starter, or the earlier stage's finished piece."""
+    region = COURSE.regions[gap_id]
+    stages = [stage.id for stage in region.stages]
+    at = stages.index(gap_id)
+    return COURSE.gaps[stages[at - 1]].finished if at else region.starter
+
+
+def candidate_gaps(lesson: str, run: PageRun, prune: bool = True) -> list[str]:
+    """The gaps whose starter could change what the page shows: of each region the latest stage a learner at
+    ``lesson`` has written, in a file the page imports, whose code ran in the finished page or whose starter
+    defines other names than its finished piece. (With the same names and none of its code run, a gap's
+    starter cannot change a thing: every difference would have to start inside it.) Every gap of those files
+    when some calls of the page went unseen, or without ``prune``."""
     number = lesson_number(lesson)
     found: list[str] = []
     for region in COURSE.regions.values():
         reached = [stage.id for stage in region.stages if COURSE.gaps[stage.id].number <= number]
-        if reached and region.file in files and reached[-1] not in found:
-            found.append(reached[-1])
+        if not reached or region.file not in run.imported or reached[-1] in found:
+            continue
+        gap = reached[-1]
+        renames = defined_names(left_at_start(gap)) != defined_names(COURSE.gaps[gap].finished)
+        if not prune or run.ran is None or gap in run.ran or renames:
+            found.append(gap)
     return found
 
 
-def find_needs(lesson: str) -> list[list[str]]:
-    """For each cell of the lesson's page, the gaps whose starter makes it go wrong."""
+def find_needs(lesson: str, prune: bool = True) -> list[list[str]]:
+    """For each cell of the lesson's page, the gaps whose starter makes it go wrong (see candidate_gaps)."""
     finished = finished_pieces(COURSE, lesson_number(lesson))
-    base, files = run_page(lesson, finished)
-    again, _ = run_page(lesson, finished)
+    first = run_page(lesson, finished, watch=True)
+    base, again = first.results, run_page(lesson, finished).results
     for number, (one, other) in enumerate(zip(base, again, strict=True), start=1):
         assert one["error"] is None, f"cell {number} of {lesson}'s page fails with every gap finished: {one['error']}"
         assert normalised(one) == normalised(other), (
             f"cell {number} of {lesson}'s page shows something else each time it runs, so a changed output "
             "cannot tell which gaps it needs")
     needs: list[list[str]] = [[] for _ in base]
-    for gap in candidate_gaps(lesson, files):
-        results, _ = run_page(lesson, {gap_id: piece for gap_id, piece in finished.items() if gap_id != gap})
+    for gap in candidate_gaps(lesson, first, prune):
+        results = run_page(lesson, {gap_id: piece for gap_id, piece in finished.items() if gap_id != gap}).results
         for number, (result, expected) in enumerate(zip(results, base, strict=True)):
             if result["error"] is not None or normalised(result) != normalised(expected):
                 needs[number].append(gap)
@@ -150,10 +242,10 @@ def find_needs(lesson: str) -> list[list[str]]:
 
 
 def digest() -> str:
-    """A digest of all that decides what the pages' cells show: the engine, the course and its code, and the
+    """A digest of all that decides what the runs find: the engine, the course and its code, this test, and the
     cells (without their first comments, so that writing a declaration does not make the runs start over)."""
     files = sorted([*ROOT.glob("ember/*.py"), *ROOT.glob("hx/*.py"), *ROOT.glob("labs/**/*.py"),
-                    *LESSONS_DIR.glob("*/lesson.toml")])
+                    *LESSONS_DIR.glob("*/lesson.toml"), Path(__file__), ROOT / "tests" / "pages_kit.py"])
     hashed = hashlib.sha256()
     for path in files:
         hashed.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
@@ -229,8 +321,28 @@ def test_a_starter_that_only_changes_what_a_cell_shows_counts_as_needed() -> Non
     """Lesson 09's first backward cell runs with L09.mul_backward's earlier stage (= instead of +=), but shows
     other gradients: the run sees it, so the rule does not rest on errors alone."""
     finished = finished_pieces(COURSE, 9)
-    base, _ = run_page("L09", finished)
-    earlier, _ = run_page("L09", {gap: piece for gap, piece in finished.items() if gap != "L09.mul_backward"})
+    base = run_page("L09", finished).results
+    earlier = run_page("L09", {gap: piece for gap, piece in finished.items() if gap != "L09.mul_backward"}).results
     changed = [number for number, (one, other) in enumerate(zip(base, earlier, strict=True), start=1)
                if normalised(one) != normalised(other)]
     assert changed and all(result["error"] is None for result in earlier)
+
+
+@pytest.mark.parametrize("lesson", ["L05", "L09"])
+def test_leaving_out_gaps_whose_code_never_runs_changes_no_answer(lesson: str) -> None:
+    """Two cheap pages where most gaps never run: trying every gap of their files finds the same needs."""
+    finished = finished_pieces(COURSE, lesson_number(lesson))
+    run = run_page(lesson, finished, watch=True)
+    assert len(candidate_gaps(lesson, run)) < len(candidate_gaps(lesson, run, prune=False))
+    assert find_needs(lesson) == find_needs(lesson, prune=False)
+
+
+def test_a_lost_watch_is_seen(tmp_path: Path) -> None:
+    """A profile function Python dropped inside a cell leaves no gap pruned: the watch says it lost sight."""
+    watch = GapsRun(tmp_path)
+    with watch.watching():
+        pass
+    assert not watch.lost
+    with watch.watching():
+        sys.setprofile(None)
+    assert watch.lost
