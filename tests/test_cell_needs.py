@@ -2,8 +2,8 @@
 
 A cell *needs* a gap when a learner who reads the page from the top, with every gap finished but that
 one, sees the cell go wrong: it fails, or it shows something other than it shows with every gap
-finished. The test finds them by running each page once with every gap finished (twice, to see that
-its outputs do not change from run to run) and once more for each gap left at its starter: the gaps
+finished. The test finds them by running each page with every gap finished (twice, to see that its
+outputs do not change from run to run) and once more for each gap left at its starter: the gaps
 that count are those of the lesson's own lab and of earlier labs, in the files the page imports. A gap
 reopened in a later lesson (L09.add_backward reopens L08.add_backward) is left at what the learner had
 before it: the earlier stage's finished piece.
@@ -20,8 +20,8 @@ Part III's pages put every cell that needs their lab after it (``tests/test_cell
 
 To keep the runs short, only gaps of the files the page imports count, and of those only gaps whose
 code runs in the page with every gap finished (a starter that defines the same names as the finished
-piece, none of whose code runs, changes nothing). What the runs found is kept in pytest's cache, under
-a digest of everything that could change it.
+piece, none of whose code runs, changes nothing). What the runs of a page found is kept in pytest's
+cache, under a digest of everything that could change it.
 """
 
 from __future__ import annotations
@@ -225,15 +225,15 @@ def candidate_gaps(lesson: str, run: PageRun, prune: bool = True) -> list[str]:
 def find_needs(lesson: str, prune: bool = True) -> list[list[str]]:
     """For each cell of the lesson's page, the gaps whose starter makes it go wrong (see candidate_gaps)."""
     finished = finished_pieces(COURSE, lesson_number(lesson))
-    first = run_page(lesson, finished, watch=True)
-    base, again = first.results, run_page(lesson, finished).results
+    base, again = run_page(lesson, finished).results, run_page(lesson, finished).results
     for number, (one, other) in enumerate(zip(base, again, strict=True), start=1):
         assert one["error"] is None, f"cell {number} of {lesson}'s page fails with every gap finished: {one['error']}"
         assert normalised(one) == normalised(other), (
             f"cell {number} of {lesson}'s page shows something else each time it runs, so a changed output "
             "cannot tell which gaps it needs")
     needs: list[list[str]] = [[] for _ in base]
-    for gap in candidate_gaps(lesson, first, prune):
+    watched = run_page(lesson, finished, watch=True)  # apart: the watch changes what a RecursionError says
+    for gap in candidate_gaps(lesson, watched, prune):
         results = run_page(lesson, {gap_id: piece for gap_id, piece in finished.items() if gap_id != gap}).results
         for number, (result, expected) in enumerate(zip(results, base, strict=True)):
             if result["error"] is not None or normalised(result) != normalised(expected):
@@ -241,28 +241,28 @@ def find_needs(lesson: str, prune: bool = True) -> list[list[str]]:
     return needs
 
 
-def digest() -> str:
-    """A digest of all that decides what the runs find: the engine, the course and its code, this test, and the
-    cells (without their first comments, so that writing a declaration does not make the runs start over)."""
+def digest(lesson: str) -> str:
+    """A digest of all that decides what the runs of a lesson's page find: the engine, the course and its code,
+    this test, and the page's cells (without their first comments: writing a declaration changes nothing)."""
     files = sorted([*ROOT.glob("ember/*.py"), *ROOT.glob("hx/*.py"), *ROOT.glob("labs/**/*.py"),
                     *LESSONS_DIR.glob("*/lesson.toml"), Path(__file__), ROOT / "tests" / "pages_kit.py"])
     hashed = hashlib.sha256()
     for path in files:
         hashed.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
-    for lesson in DECLARING:
-        for cell in page_cells(PAGES[lesson]):
-            hashed.update(f"{lesson}\0{cell.below_the_lab}\0".encode() + without_first_comment(cell.code).encode())
+    for cell in page_cells(PAGES[lesson]):
+        hashed.update(f"{cell.below_the_lab}\0{without_first_comment(cell.code)}\0".encode())
     return hashed.hexdigest()[:16]
 
 
-@pytest.fixture(scope="module")
-def needs(request: pytest.FixtureRequest) -> dict[str, list[list[str]]]:
-    """find_needs for every lesson that declares, from pytest's cache when nothing it depends on changed."""
-    key = f"ember/cell-needs/{digest()}"
-    kept = request.config.cache.get(key, None)
+def kept_needs(config: pytest.Config, lesson: str) -> list[list[str]]:
+    """find_needs, from pytest's cache when nothing it depends on has changed since it was kept."""
+    cache = getattr(config, "cache", None)  # none with -p no:cacheprovider
+    key = f"ember/cell-needs/{lesson}-{digest(lesson)}"
+    kept = cache.get(key, None) if cache is not None else None
     if kept is None:
-        kept = {lesson: find_needs(lesson) for lesson in DECLARING}
-        request.config.cache.set(key, kept)
+        kept = find_needs(lesson)
+        if cache is not None:
+            cache.set(key, kept)
     return kept
 
 
@@ -276,18 +276,20 @@ def needs_problems(lesson: str, cells: list[PageCell], found: list[list[str]]) -
         said = declared(cell.code)
         for where, gap_ids in expected.items():
             if said[where] != gap_ids:
-                problems.append(f"cell {number} of {lesson}'s page: needs {sorted(gap_ids)} from "
-                                f"{where or 'nowhere else'}, but its first comment says {sorted(said[where])}")
+                place = f"from {where}" if where else "outside a list 'Needs your ... from ...'"
+                problems.append(f"cell {number} of {lesson}'s page: needs {sorted(gap_ids)} {place}, but its "
+                                f"first comment says {sorted(said[where])}")
     return problems
 
 
 @pytest.mark.parametrize("lesson", DECLARING)
-def test_every_cell_names_every_gap_it_needs_and_no_other(lesson: str, needs: dict[str, list[list[str]]]) -> None:
-    assert needs_problems(lesson, page_cells(PAGES[lesson]), needs[lesson]) == []
+def test_every_cell_names_every_gap_it_needs_and_no_other(lesson: str, request: pytest.FixtureRequest) -> None:
+    assert needs_problems(lesson, page_cells(PAGES[lesson]), kept_needs(request.config, lesson)) == []
 
 
-def test_a_cell_above_the_lab_that_needs_it_says_so() -> None:
-    """Every cell above a lab runs before the lab is done, or says why not: it names the lab's gaps it needs."""
+def test_a_cell_that_needs_the_lab_below_stands_above_it_and_says_when_to_run() -> None:
+    """Every cell above a lab runs before the lab is done, or says why not: the gaps of the lab it needs (held
+    exact by the test above), and when to run it."""
     for lesson in DECLARING:
         for cell in page_cells(PAGES[lesson]):
             said = declared(cell.code)
