@@ -9,14 +9,14 @@ learner's files is matched with the gap it was written in.
 A cell may show a starter's refusal on purpose; it then says so in a comment that holds
 ``STARTER_ON_PURPOSE``, and the test checks that the refusal is what it shows. In Parts I and II,
 whose labs close their pages, a cell above the lab may use what that lab writes if it says so first:
-a comment naming every such gap ("# Needs your L07.init from the lab below: ..."), which the page
-shows before the learner presses Run. In Part III every cell that needs the lab comes after it.
+its first comment names every gap it needs ("# Needs your L07.init and L07.mul from the lab below:
+..."), which ``tests/test_cell_needs.py`` holds it to. In Part III every cell that needs the lab
+comes after it.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -36,13 +36,6 @@ from tests.pages_kit import COURSE, PAGES, learner_session
 pytestmark = pytest.mark.xdist_group("page-cells")
 
 STARTER_ON_PURPOSE = "shows the starter on purpose"
-
-
-def said_needs(code: str) -> set[str]:
-    """The gap ids a cell's comments say it needs ("# Needs your L08.add_backward and ...")."""
-    comments = " ".join(line for line in code.splitlines() if line.lstrip().startswith("#"))
-    said = re.search(r"Needs your (.*?) from the lab below", comments)
-    return set(re.findall(r"L\d\d\.\w+", said.group(1))) if said else set()
 
 
 def cells_above_the_lab(page: Path) -> list[str]:
@@ -111,11 +104,7 @@ def test_no_cell_above_a_lab_calls_a_gap_of_that_lab(lesson: str) -> None:
                 f"cell {number} of {name} says it shows a starter, but it ran without one")
             continue
         if lesson_number(lesson) < lesson_number(CELLS_AFTER_THE_LAB_FROM) and called:
-            assert set(called) <= said_needs(code), (
-                f"cell {number} of {name} comes before the lab and calls {', '.join(called)}, but says it needs "
-                f"only {sorted(said_needs(code))}")
-            assert said_needs(code) <= set(called), f"cell {number} of {name} says it needs more than it calls"
-            continue
+            continue  # it names the gaps it needs: tests/test_cell_needs.py
         assert not called, (f"cell {number} of {name} comes before the lab but calls "
                             f"{', '.join(called)}, which the learner has not written yet")
         assert error is None, f"cell {number} of {name}, before the lab: {error}"
@@ -129,12 +118,9 @@ def test_the_rule_sees_a_cell_that_calls_a_gap_of_the_lab_below_it(tmp_path: Pat
     kept = dict(PAGES)
     try:
         PAGES["L10"] = page
-        (number, called, error, code), = reached_above_the_lab("L10")
+        (number, called, error, _code), = reached_above_the_lab("L10")
     finally:
         PAGES.clear()
         PAGES.update(kept)
     assert number == 1 and called == ["L10.backward"]
     assert error is not None and error["kind"] == "not_written"
-    assert said_needs(code) == set()
-    assert said_needs("# Needs your L08.add_backward and L08.mul_backward from the lab below:\nx = 1") == {
-        "L08.add_backward", "L08.mul_backward"}
