@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from itertools import pairwise
 
@@ -72,6 +73,23 @@ def zero_grad(env: Env) -> None:
         left = [p.grad for p in params if p.grad != 0.0]
         if left:
             raise Fail("not_zero", kind=kind, count=len(left), total=len(params), got=show(left[0]))
+    not_finite(env)
+
+
+NOT_FINITE = (math.inf, -math.inf, math.nan)  # what a gradient holds after a step that overflowed
+
+
+def not_finite(env: Env) -> None:
+    """Fail with 'not_finite' unless zero_grad() turns gradients of inf, -inf and nan into 0.0, as setting does."""
+    model = env.nn.MLP(2, [3, 1], seed=0)
+    params = model.parameters()
+    for i, p in enumerate(params):
+        p.grad = NOT_FINITE[i % len(NOT_FINITE)]
+    model.zero_grad()
+    left = [(NOT_FINITE[i % len(NOT_FINITE)], p.grad) for i, p in enumerate(params) if p.grad != 0.0]
+    if left:
+        before, after = left[0]
+        raise Fail("not_finite", count=len(left), total=len(params), before=show(before), got=show(after))
 
 
 @claim("L12", "accumulate")
@@ -114,7 +132,9 @@ def step(env: Env) -> None:
         if all(close(g, e) for g, e in zip(got, moved(rate))):
             continue
         key = "wrong"
-        if all(close(g, e) for g, e in zip(got, moved(-rate))):
+        if got == list(STEP_DATA) and [p.grad for p in params] == list(STEP_GRADS):
+            key = "unchanged"
+        elif all(close(g, e) for g, e in zip(got, moved(-rate))):
             key = "uphill"
         elif rate != 0.1 and all(close(g, e) for g, e in zip(got, moved(0.1))):
             key = "fixed_rate"
