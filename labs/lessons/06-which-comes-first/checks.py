@@ -235,6 +235,20 @@ def equal_nodes(env: Env) -> None:
     raise Fail("afresh", got=listed(got) + twice)
 
 
+# The cycle's steps again, with the edge that closed the cycle taken out.
+UNCYCLED = {"bake": ("shape",), "shape": ("rise",), "rise": ("knead",), "knead": ()}
+
+
+def after_refusal(env: Env) -> None:
+    """Fail with 'after_refusal' unless, after refusing the cycle, toposort sorts the same steps without it."""
+    try:
+        got = env.graph.toposort("bake", UNCYCLED.__getitem__)
+    except ValueError as error:
+        raise Fail("after_refusal", got=f"raised ValueError({str(error)!r})") from None
+    if got != ["bake", "shape", "rise", "knead"]:
+        raise Fail("after_refusal", got=f"returned {listed(got)}")
+
+
 @claim("L06", "cycle")
 def cycle(env: Env) -> None:
     limit = 10_000
@@ -246,6 +260,7 @@ def cycle(env: Env) -> None:
     except ValueError as error:
         if not any(name in str(error) for name in ON_CYCLE):
             raise Fail("not_named", got=repr(str(error))) from None
+        after_refusal(env)
         return
     except Exception as error:  # any other exception is the wrong kind of refusal
         raise Fail("other_error", got=type(error).__name__) from None
