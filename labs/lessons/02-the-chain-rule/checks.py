@@ -94,6 +94,7 @@ def chain_three(env: Env) -> None:
         (lambda u: u + 1, recording(names[1], lambda u: 1.0, asked)),
         (lambda v: v**3, recording(names[2], lambda v: 3 * v * v, asked)),
     ]
+    given = list(steps)
     result = env.nudge.chain(steps, 2.0)
     if not (isinstance(result, (tuple, list)) and len(result) == 2):
         raise Fail("pair", got=show(result))
@@ -104,6 +105,11 @@ def chain_three(env: Env) -> None:
         raise Fail("reversed", got=show(value))
     if not close(value, 125.0):
         raise Fail("value", got=show(value))
+    if len(steps) != len(given):
+        raise Fail("steps_changed", got=f"{len(steps)} step" + ("" if len(steps) == 1 else "s"))
+    if any(a is not b for a, b in zip(steps, given)):
+        raise Fail("steps_changed", got="its steps in another order" if sorted(map(id, steps)) == sorted(map(id, given))
+                   else "other steps than it was given")
     inputs = {names[0]: 2.0, names[1]: 4.0, names[2]: 5.0}
     for name, x in asked:
         if not close(x, inputs[name]):

@@ -155,6 +155,21 @@ def input_kept(env: Env) -> None:
             raise Fail("changed", call=call, got=repr(xs), expected=repr([2.0, 3.0]))
         if seen_nudged:
             raise Fail("own_list", call=call, seen=show(seen_nudged[0]))
+    for call, run in (("partial(f, (2.0, 3.0), 0)", lambda xs: env.nudge.partial(x2y, xs, 0)),
+                      ("gradient(f, (2.0, 3.0))", lambda xs: env.nudge.gradient(x2y, xs))):
+        from_tuple(call, run)
+
+
+def from_tuple(call: str, run: Callable[[object], object]) -> None:
+    """Fail with 'tuple' unless ``run`` gives, on the inputs (2.0, 3.0) as a tuple, what it gives on them as a list."""
+    try:
+        got = run((2.0, 3.0))
+    except (AttributeError, TypeError) as error:  # xs.copy(), or a nudge written into a tuple
+        raise Fail("tuple", call=call, outcome=f"raised {type(error).__name__}: {error}") from None
+    expected = run([2.0, 3.0])
+    if got != expected:
+        raise Fail("tuple", call=call, outcome=f"gave {described(got)} where the same inputs in a list give "
+                                               f"{described(expected)}")
 
 
 @claim("L03", "cost")

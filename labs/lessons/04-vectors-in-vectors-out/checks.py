@@ -87,6 +87,23 @@ def kept(call: str, run: Callable[[Map, list[float], list[float]], object]) -> N
             raise Fail("changed", call=call, name=name, got=repr(got), expected=repr(expected))
     if seen_nudged:
         raise Fail("own_list", call=call, seen=shown(seen_nudged[0]))
+    from_tuples(call, run)
+
+
+def from_tuples(call: str, run: Callable[[Map, list[float], list[float]], object]) -> None:
+    """Fail with 'tuple' unless ``run(f, x, w)`` gives, on x and w as tuples, what it gives on them as lists (the
+    signatures take any sequence)."""
+    w = [1.0, -1.0, 2.0]
+    names = call[call.index("(") + 1:-1].split(", ")[1:]  # the sequences after F: x, and v or u
+    handed = f"{names[0]} handed in as a tuple" if len(names) == 1 else f"{' and '.join(names)} handed in as tuples"
+    try:
+        got = run(big_f, tuple(X), tuple(w))  # type: ignore[arg-type]
+    except (AttributeError, TypeError) as error:  # x.copy(), or a nudge written into a tuple
+        raise Fail("tuple", call=call, handed=handed, outcome=f"raised {type(error).__name__}: {error}") from None
+    expected = run(big_f, list(X), list(w))
+    if got != expected:
+        raise Fail("tuple", call=call, handed=handed, outcome=f"gave {shown(got)} where the same numbers in lists "
+                                                             f"give {shown(expected)}")
 
 
 def spent(got: object) -> None:

@@ -237,6 +237,44 @@ def ladder(env: Env) -> None:
         raise Fail("wrong", got=listed(order))
 
 
+def afresh(name: str) -> str:
+    """A string equal to ``name`` but a new object, as text read from a file or built at run time is."""
+    return "".join(list(name))
+
+
+def parents_afresh(graph: dict) -> Callable[[Hashable], tuple]:
+    """A parents function that hands out new objects, equal (==) to the graph's nodes, on every call."""
+    return lambda node: tuple(afresh(parent) for parent in graph[node])
+
+
+@claim("L06", "equal_nodes")
+def equal_nodes(env: Env) -> None:
+    """The diamond again, with each node built afresh by parents(): equal nodes are one node, whatever their id()."""
+    plain = env.graph.toposort("top", DIAMOND.__getitem__)
+    if not isinstance(plain, list) or sorted(map(str, plain)) != sorted(DIAMOND) or violation(plain, DIAMOND.get):
+        return  # the diamond claim says what is wrong with this order
+    got = env.graph.toposort(afresh("top"), parents_afresh(DIAMOND))
+    if isinstance(got, list) and sorted(map(str, got)) == sorted(DIAMOND) and not violation(got, DIAMOND.get):
+        return
+    repeated = sorted({str(node) for node in got if got.count(node) > 1}) if isinstance(got, list) else []
+    twice = "".join(f", {name!r} more than once" for name in repeated)
+    raise Fail("afresh", got=listed(got) + twice)
+
+
+# The cycle's steps again, with the edge that closed the cycle taken out.
+UNCYCLED = {"bake": ("shape",), "shape": ("rise",), "rise": ("knead",), "knead": ()}
+
+
+def after_refusal(env: Env) -> None:
+    """Fail with 'after_refusal' unless, after refusing the cycle, toposort sorts the same steps without it."""
+    try:
+        got = env.graph.toposort("bake", UNCYCLED.__getitem__)
+    except ValueError as error:
+        raise Fail("after_refusal", got=f"raised ValueError({str(error)!r})") from None
+    if got != ["bake", "shape", "rise", "knead"]:
+        raise Fail("after_refusal", got=f"returned {listed(got)}")
+
+
 @claim("L06", "cycle")
 def cycle(env: Env) -> None:
     limit = 10_000
@@ -248,6 +286,7 @@ def cycle(env: Env) -> None:
     except ValueError as error:
         if not any(name in str(error) for name in ON_CYCLE):
             raise Fail("not_named", got=repr(str(error))) from None
+        after_refusal(env)
         return
     except Exception as error:  # any other exception is the wrong kind of refusal
         raise Fail("other_error", got=type(error).__name__) from None

@@ -263,9 +263,69 @@ def every_operation_by_math(t: float) -> float:
             - 2 / (t * t + 1) + (t / 3) ** 3)
 
 
+# The operations of every_operation in small expressions, as (how the message writes it, the expression on a Value,
+# by math, where it is tried given the mix's x): log is tried at x² + 1, the number it takes in the mix.
+ALONE: tuple[tuple[str, Callable, Callable[[float], float], Callable[[float], float]], ...] = (
+    ("x ** 3", lambda v: v**3, lambda t: t**3, lambda x: x),
+    ("-x", lambda v: -v, lambda t: -t, lambda x: x),
+    ("x * x + 1", lambda v: v * v + 1, lambda t: t * t + 1, lambda x: x),
+    ("1 + x", lambda v: 1 + v, lambda t: 1 + t, lambda x: x),
+    ("x - x * x", lambda v: v - v * v, lambda t: t - t * t, lambda x: x),
+    ("x.exp()", lambda v: v.exp(), math.exp, lambda x: x),
+    ("x.log()", lambda v: v.log(), math.log, lambda x: x * x + 1),
+    ("x.tanh()", lambda v: v.tanh(), math.tanh, lambda x: x),
+    ("x.relu()", lambda v: v.relu(), lambda t: max(t, 0.0), lambda x: x),
+    ("x / 3", lambda v: v / 3, lambda t: t / 3, lambda x: x),
+    ("Value(3.0) / x", lambda v: type(v)(3.0) / v, lambda t: 3 / t, lambda x: x),
+    ("2 / x", lambda v: 2 / v, lambda t: 2 / t, lambda x: x),
+)
+
+
+MIX_POINTS = (-2.3, -1.7, -0.9, -0.4, 0.3, 0.8, 1.1, 1.9, 2.6)
+
+
+def small_failure(env: Env, name: str, op: Callable, reference: Callable[[float], float],
+                  x: float) -> dict[str, str] | None:
+    """How one operation goes wrong at x on its own or times 3 (with out.grad = 3), if it does: the expression, what
+    was read, what it should be and what it was."""
+    slope = nudged(reference, x)
+    v = env.Value(x)
+    y = op(v)
+    y.backward()
+    trials = [(f"y = {name}", "y", y.data, reference(x)), (f"y = {name}", "x.grad", v.grad, slope)]
+    v = env.Value(x)
+    y = op(v)
+    (y * 3).backward()
+    times_3 = f"z = {name} * 3" if " " not in name and not name.startswith("-") else f"z = ({name}) * 3"
+    trials += [(times_3, "x.grad", v.grad, nudged(lambda t: 3 * reference(t), x)), (times_3, "y.grad", y.grad, 3.0)]
+    for small, what, got, expected in trials:
+        if not close(got, expected, 1e-5):
+            return {"op": name, "small": small, "at": show(x), "what": what, "op_got": show(got),
+                    "op_expected": show(expected)}
+    return None
+
+
+def wrong_alone(env: Env, x: float) -> dict[str, str] | None:
+    """The first operation of the mix that goes wrong on its own or times 3, tried first where the mix went wrong (x),
+    then at the mix's other points; for the message."""
+    points = (x, *(point for point in MIX_POINTS if point != x))
+    for name, op, reference, where in ALONE:
+        for point in points:
+            found = small_failure(env, name, op, reference, where(point))
+            if found:
+                return found
+    return None
+
+
 @claim("L11", "everything")
 def everything(env: Env) -> None:
-    check_op(env, every_operation, every_operation_by_math, (-2.3, -1.7, -0.9, -0.4, 0.3, 0.8, 1.1, 1.9, 2.6))
+    try:
+        check_op(env, every_operation, every_operation_by_math, MIX_POINTS)
+    except Fail as failure:
+        alone = wrong_alone(env, float(failure.values["x"]))
+        if alone is not None:
+            raise Fail("op_wrong", **failure.values, **alone) from None
+        raise
 
 
 @claim("L11", "agrees_with_dual")

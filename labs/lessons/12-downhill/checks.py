@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from itertools import pairwise
 
@@ -46,6 +47,12 @@ def neuron(env: Env) -> None:
     got = [p.grad for p in unit.w + [unit.b]]
     if not all(close(g, e) for g, e in zip(got, x + [1.0])):
         raise Fail("detached", x=show(x), got=show(got))
+    for kind, x in (("numbers", [2.0, -1.0, 1.0]), ("Values", [env.Value(v) for v in (2.0, -1.0, 1.0)])):
+        before = list(x)
+        unit(x)
+        if len(x) != len(before) or any(a is not b for a, b in zip(x, before)):
+            raise Fail("inputs_changed", kind=kind, count=len(before), got=show([getattr(v, "data", v) for v in x]))
+    x = [1.0, 2.0, 0.5]
     inputs = [env.Value(v) for v in x]  # as a layer after the first one calls it
     unit(inputs).backward()
     got = [v.grad for v in inputs]
@@ -72,6 +79,23 @@ def zero_grad(env: Env) -> None:
         left = [p.grad for p in params if p.grad != 0.0]
         if left:
             raise Fail("not_zero", kind=kind, count=len(left), total=len(params), got=show(left[0]))
+    not_finite(env)
+
+
+NOT_FINITE = (math.inf, -math.inf, math.nan)  # what a gradient holds after a step that overflowed
+
+
+def not_finite(env: Env) -> None:
+    """Fail with 'not_finite' unless zero_grad() turns gradients of inf, -inf and nan into 0.0, as setting does."""
+    model = env.nn.MLP(2, [3, 1], seed=0)
+    params = model.parameters()
+    for i, p in enumerate(params):
+        p.grad = NOT_FINITE[i % len(NOT_FINITE)]
+    model.zero_grad()
+    left = [(NOT_FINITE[i % len(NOT_FINITE)], p.grad) for i, p in enumerate(params) if p.grad != 0.0]
+    if left:
+        before, after = left[0]
+        raise Fail("not_finite", count=len(left), total=len(params), before=show(before), got=show(after))
 
 
 @claim("L12", "accumulate")
@@ -114,11 +138,28 @@ def step(env: Env) -> None:
         if all(close(g, e) for g, e in zip(got, moved(rate))):
             continue
         key = "wrong"
-        if all(close(g, e) for g, e in zip(got, moved(-rate))):
+        if got == list(STEP_DATA) and [p.grad for p in params] == list(STEP_GRADS):
+            key = "unchanged"
+        elif all(close(g, e) for g, e in zip(got, moved(-rate))):
             key = "uphill"
         elif rate != 0.1 and all(close(g, e) for g, e in zip(got, moved(0.1))):
             key = "fixed_rate"
         raise Fail(key, rate=show(rate), got=show(got), expected=show(moved(rate)))
+    from_generator(env)
+
+
+def from_generator(env: Env) -> None:
+    """Fail with 'iterable' unless sgd_step moves parameters handed in as a generator as it moves a list of them."""
+    params = [env.Value(v) for v in STEP_DATA]
+    for p, g in zip(params, STEP_GRADS):
+        p.grad = g
+    try:
+        env.nn.sgd_step((p for p in params), 0.1)
+    except TypeError as error:  # len() or [i] of a generator
+        raise Fail("iterable", outcome=f"raised TypeError: {error}") from None
+    if not all(close(p.data, e) for p, e in zip(params, moved(0.1))):
+        raise Fail("iterable", outcome=f"left {show([p.data for p in params])} where a list of the same parameters "
+                                       f"gives {show(moved(0.1))}")
 
 
 @claim("L12", "loss_goes_down")
