@@ -8,10 +8,12 @@ this lab runs on, and the report carries it as an :class:`EarlierFault`.
 Which pieces: the gaps the lab ``needs``, and the earlier gaps of any learner file that the
 lab's own gaps (or those pieces) import; only the ones the learner wrote differently from the
 finished piece (a finished piece only fails through another piece, found on its own).
-Each earlier lesson is judged as its own page judges it: its files with every later gap back to
-its starter, and only its claims that judge those pieces. Lessons go in order and the search
-stops at the first failing claim. The verdict on a lesson depends only on the text of the files
-so built, so it is kept, keyed by that text, for the rest of the session (the page's Python).
+Which claims: those of the pieces' lessons that judge them, in lesson order, run on the files as
+this lab has them but with the lab's own gaps as they were before it; the search stops at the
+first that fails. That verdict depends only on the text of those files, not on what the learner
+types in this lab, so it is kept, keyed by that text, for the rest of the session (the page's
+Python): checks run again while the learner works on the lab cost nothing more.
+It runs only when a claim of the lab fails: a lab that passes costs nothing.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ class EarlierFault:
         return asdict(self)
 
 
-# (lesson id, claim keys, the built files' paths and sources) -> the lesson's first failing claim, or None
+# (the claims' keys, the built files' paths and sources) -> the first earlier claim that fails, or None
 _verdicts: dict[tuple, EarlierFault | None] = {}
 
 RunClaims = Callable[[list[LearnerFile], tuple[Claim, ...]], list]

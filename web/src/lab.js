@@ -712,8 +712,8 @@ export class Lab {
       gaps: [gap],
     });
     await this.change(changes, `Loaded the finished ${gap}. Undo brings yours back.`);
-    this.runButton.focus(); // the note goes once the checks run again: keep the keyboard's place in the lab
     await this.check();
+    this.runButton.focus(); // the note and its button are gone: the keyboard goes on from the lab's toolbar
   }
 
   /**
