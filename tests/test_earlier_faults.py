@@ -210,3 +210,15 @@ def test_the_notebook_prints_it_first_and_can_take_the_finished_piece(tmp_path: 
         notebook._state["folder"] = None
     assert scalar.exists()
 
+
+
+def test_files_outside_an_ember_folder_are_offered_the_diff(tmp_path: Path, capsys) -> None:
+    folder = tmp_path / "work"
+    folder.mkdir()
+    pieces = own(finished_pieces(COURSE, 9)) | SORT_BACKWARD | BROKEN_SORT
+    for name, source in module_sources(COURSE, "L10", pieces).items():
+        (folder / name).write_text(source, encoding="utf-8")
+    assert main(["check", "L10", "--file", str(folder / "scalar.py")]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert "L06.toposort" in lines[1]
+    assert f"python -m labs diff L06 --file {folder / 'scalar.py'}" in lines[3]

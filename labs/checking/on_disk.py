@@ -29,13 +29,14 @@ def read_text(path: Path) -> str:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
 
 
-def terminal_offer(folder: Path | None) -> TakeFinished:
-    """The terminal's offer of a finished piece: `start` again with ``--ref-deps GAP`` (for files in an ember/
-    folder), else `diff`, which shows it."""
+def terminal_offer(path: Path) -> TakeFinished:
+    """The terminal's offer of a finished piece for files checked through ``path``: `start` again with
+    ``--ref-deps GAP`` (for files in an ember/ folder), else `diff`, which shows it."""
 
     def offer(lab: str, fault: EarlierFault) -> str:
-        if folder is None:
-            return f"`python -m labs diff {fault.lesson}` shows the finished piece beside yours."
+        if path.parent.name != "ember":
+            return f"`python -m labs diff {fault.lesson} --file {path}` shows the finished piece beside yours."
+        folder = path.parent.parent
         where = "" if folder.resolve() == Path.cwd().resolve() else f" --dir {folder}"
         return (f"To take the finished piece instead (your file is copied aside first): "
                 f"python -m labs start {lab}{where} --ref-deps {fault.gap}")
@@ -53,7 +54,7 @@ def print_earlier(fault: EarlierFault, lab: str, offer: TakeFinished) -> None:
 def print_report(report: Report, lesson: Lesson, offer: TakeFinished | None = None) -> None:
     print(f"{lesson.id} · {lesson.title}")
     if report.earlier:
-        print_earlier(report.earlier, lesson.id, offer or terminal_offer(None))
+        print_earlier(report.earlier, lesson.id, offer or terminal_offer(Path("ember") / "scalar.py"))
     if report.problem:
         print(f"  {report.problem.message}")
     for result in report.results:
@@ -70,7 +71,7 @@ def check_files(course: Course, which: str, path: Path, offer: TakeFinished | No
     finished piece (by default, the terminal's command)."""
     lessons = list(course.lessons.values()) if which.lower() == "all" else [course.lesson(which)]
     sources, paths = sources_beside(course, path)
-    offer = offer or terminal_offer(path.parent.parent if path.parent.name == "ember" else None)
+    offer = offer or terminal_offer(path)
     verdict = 0
     for lesson in lessons:
         report = check_lesson(lesson.id, sources, paths, course=course, load_hint=LOAD_HINT_CLI)
