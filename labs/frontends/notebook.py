@@ -22,9 +22,8 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from labs.checking.earlier import EarlierFault
 from labs.checking.learner import INIT_SOURCE, forget_ember
 from labs.course.datasets import DATA_DIR
 from labs.course.gaps import fill_gaps, find_gaps
@@ -32,6 +31,9 @@ from labs.course.model import CourseError, Question, load_course
 from labs.course.questions import FALLBACK_SEED, Shown, answer_view, ask_view, find_question, is_seed, reveal_view
 from labs.showing.display import Display, Item
 from labs.showing.render import item_html
+
+if TYPE_CHECKING:  # the checks' machinery comes with the first check
+    from labs.checking.earlier import EarlierFault
 
 DRIVE = json.loads((DATA_DIR / "notebook_drive.json").read_text(encoding="utf-8"))
 STORAGE_NAME = DRIVE["database"]  # the app's contentsStorageName: the IndexedDB database of its drive
