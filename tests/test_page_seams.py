@@ -1,7 +1,7 @@
 """Facts the page's JavaScript shares with the course's Python, each written once on each side and held together
-here: the kinds of problem (labs/checking/problems.py, web/src/protocol.js), the verdict words before a question's
-feedback (labs/course/questions.py, web/src/quiz.js) and how an id names its lesson (labs/course/gaps.py,
-web/src/ids.js)."""
+here: the kinds of problem and the fields of an earlier lesson's fault (labs/checking/problems.py and earlier.py,
+web/src/protocol.js), the verdict words before a question's feedback (labs/course/questions.py, web/src/quiz.js)
+and how an id names its lesson (labs/course/gaps.py, web/src/ids.js)."""
 
 from __future__ import annotations
 
@@ -66,3 +66,15 @@ def test_the_page_reads_the_lesson_of_every_id_as_python_does() -> None:
     for id_, (lesson, parts) in zip(ids, read):
         assert lesson == lesson_of(id_), id_
         assert parts == list(id_.partition(".")[::2]), id_
+
+
+def test_the_page_reads_the_fields_of_an_earlier_fault_python_sends() -> None:
+    from dataclasses import fields
+
+    from labs.checking.earlier import EarlierFault
+
+    source = (WEB / "protocol.js").read_text(encoding="utf-8")
+    typedef = re.search(r"@typedef \{\{((?:(?!\}\}).)*)\}\} EarlierFault", source, re.DOTALL)
+    assert typedef, "protocol.js no longer defines the EarlierFault typedef"
+    keys = re.findall(r"(\w+): string", typedef.group(1))
+    assert keys == [field.name for field in fields(EarlierFault)]

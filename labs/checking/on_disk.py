@@ -3,10 +3,15 @@ notebook kernel's ``%check`` both do it this way."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+from labs.checking.earlier import EarlierFault
 from labs.checking.pipeline import LOAD_HINT_CLI, Report, check_lesson
 from labs.course.model import Course, Lesson
+
+# How a front end offers the finished piece of an earlier gap at fault: (lab, fault) -> one sentence.
+TakeFinished = Callable[[str, EarlierFault], str]
 
 
 class UsageError(Exception):
@@ -24,8 +29,32 @@ def read_text(path: Path) -> str:
         raise UsageError(f"cannot read {path}: {error.strerror}") from None
 
 
-def print_report(report: Report, lesson: Lesson) -> None:
+def terminal_offer(path: Path) -> TakeFinished:
+    """The terminal's offer of a finished piece for files checked through ``path``: `start` again with
+    ``--ref-deps GAP`` (for files in an ember/ folder), else `diff`, which shows it."""
+
+    def offer(lab: str, fault: EarlierFault) -> str:
+        if path.parent.name != "ember":
+            return f"`python -m labs diff {fault.lesson} --file {path}` shows the finished piece beside yours."
+        folder = path.parent.parent
+        where = "" if folder.resolve() == Path.cwd().resolve() else f" --dir {folder}"
+        return (f"To take the finished piece instead (your file is copied aside first): "
+                f"python -m labs start {lab}{where} --ref-deps {fault.gap}")
+
+    return offer
+
+
+def print_earlier(fault: EarlierFault, lab: str, offer: TakeFinished) -> None:
+    """The note on an earlier lesson's piece at fault, printed before the claims."""
+    print(f"  ! {fault.summary}")
+    print(f"    {fault.message}")
+    print(f"    {offer(lab, fault)}")
+
+
+def print_report(report: Report, lesson: Lesson, offer: TakeFinished | None = None) -> None:
     print(f"{lesson.id} · {lesson.title}")
+    if report.earlier:
+        print_earlier(report.earlier, lesson.id, offer or terminal_offer(Path("ember") / "scalar.py"))
     if report.problem:
         print(f"  {report.problem.message}")
     for result in report.results:
@@ -37,14 +66,16 @@ def print_report(report: Report, lesson: Lesson) -> None:
     print(f"  {passed} of {len(report.results)} claims hold.")
 
 
-def check_files(course: Course, which: str, path: Path) -> int:
-    """Check one lesson (or all of them, in order) against the Value in ``path``."""
+def check_files(course: Course, which: str, path: Path, offer: TakeFinished | None = None) -> int:
+    """Check one lesson (or all of them, in order) against the Value in ``path``; ``offer`` says how to take a
+    finished piece (by default, the terminal's command)."""
     lessons = list(course.lessons.values()) if which.lower() == "all" else [course.lesson(which)]
     sources, paths = sources_beside(course, path)
+    offer = offer or terminal_offer(path)
     verdict = 0
     for lesson in lessons:
         report = check_lesson(lesson.id, sources, paths, course=course, load_hint=LOAD_HINT_CLI)
-        print_report(report, lesson)
+        print_report(report, lesson, offer)
         verdict |= 0 if report.passed else 1
     return verdict
 

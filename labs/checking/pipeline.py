@@ -12,11 +12,12 @@ import importlib.abc
 import importlib.util
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from importlib.machinery import ModuleSpec
 
 from labs.checking.claimkit import Env, Fail
+from labs.checking.earlier import NOT_JUDGED, EarlierFault, first_fault
 from labs.checking.learner import PACKAGE, forget_ember, starter_gaps
 from labs.checking.problems import LearnerFile, Problem, describe_error, where
 from labs.checking.timelimit import shallow_recursion, time_limit
@@ -40,11 +41,13 @@ class ClaimResult:
 
 @dataclass
 class Report:
-    """A lesson's verdict: one result per claim, and the problem that stopped the run early, if any."""
+    """A lesson's verdict: one result per claim, the problem that stopped the run early, and the first earlier
+    lesson whose own claims fail on the pieces this lab runs on (each None when there is none)."""
 
     lesson: str
     results: list[ClaimResult]
     problem: Problem | None = None
+    earlier: EarlierFault | None = None  # an earlier lesson's claim failing on a piece this lab runs on
 
     @property
     def passed(self) -> bool:
@@ -127,14 +130,15 @@ def _blocked(claim: Claim, problem: Problem) -> ClaimResult:
 
 
 def _starter_results(
-    course: Course, lesson: Lesson, files: list[LearnerFile], load_hint: str
+    course: Course, claims: tuple[Claim, ...], files: list[LearnerFile], load_hint: str
 ) -> dict[str, ClaimResult]:
     """Claims that cannot run because a gap they need still holds its starter."""
     starter_regions = set()
     for item in files:
         starter_regions |= {course.regions[gap_id].final_id for gap_id in starter_gaps(course, item.gaps)}
     blocked: dict[str, ClaimResult] = {}
-    for claim in lesson.claims:
+    for claim in claims:
+        lesson = course.lessons[claim.lesson]
         for gap_id in lesson.needed_gaps(claim):
             if course.regions[gap_id].final_id not in starter_regions:
                 continue
@@ -142,16 +146,16 @@ def _starter_results(
                 message = f"Write gap {gap_id} first: it still holds its starter."
             else:
                 message = (f"This check needs gap {gap_id} from an earlier lesson, which still holds its "
-                           f"starter: write it there, or {load_hint}.")
+                           f"starter: write it there, or {load_hint.replace('LAB', lesson.id)}.")
             blocked[claim.key] = _blocked(claim, Problem("starter", message, gap_id))
             break
     return blocked
 
 
-def _missing_file(course: Course, lesson: Lesson, claim: Claim, files: list[LearnerFile]) -> str | None:
+def _missing_file(course: Course, claim: Claim, files: list[LearnerFile]) -> str | None:
     """The first learner file a claim needs that is not among ``files``, if any."""
     present = {item.module for item in files}
-    for gap_id in lesson.needed_gaps(claim):
+    for gap_id in course.lessons[claim.lesson].needed_gaps(claim):
         name = course.gaps[gap_id].file
         if name.removesuffix(".py") not in present:
             return name
@@ -196,10 +200,37 @@ def check_files(
     course: Course | None = None,
     load_hint: str = LOAD_HINT_PAGE,
 ) -> Report:
-    """Run the pipeline for one lesson on learner files whose gaps are already known."""
+    """Run the pipeline for one lesson on learner files whose gaps are already known.
+
+    When a claim fails on the learner's code, the report also names the first earlier lesson whose own
+    claims fail on the pieces this lab runs on (labs/checking/earlier.py), if there is one.
+    """
     course = course or load_course()
     lesson = course.lesson(lesson_id)
-    blocked = _starter_results(course, lesson, files, load_hint.replace("LAB", lesson.id)) if detect_starters else {}
+    report = run_claims(course, lesson, files, lesson.claims, detect_starters, load_hint)
+    if report.problem is None and any(_judged_and_failed(result) for result in report.results):
+        report.earlier = first_fault(course, lesson, files, lambda built, claims: run_claims(
+            course, lesson, built, claims, until=_judged_and_failed).results)
+    return report
+
+
+def _judged_and_failed(result: ClaimResult) -> bool:
+    """True when a claim ran on the learner's code and did not hold (not when it could not run at all)."""
+    return not result.passed and (result.problem is None or result.problem.kind not in NOT_JUDGED)
+
+
+def run_claims(
+    course: Course,
+    lesson: Lesson,
+    files: list[LearnerFile],
+    claims: tuple[Claim, ...],
+    detect_starters: bool = True,
+    load_hint: str = LOAD_HINT_PAGE,
+    until: Callable[[ClaimResult], bool] | None = None,
+) -> Report:
+    """Run claims (of ``lesson``, or of earlier ones) on learner files, in order; stop after the first result
+    ``until`` picks. The report is ``lesson``'s."""
+    blocked = _starter_results(course, claims, files, load_hint) if detect_starters else {}
 
     compiled = {}
     for item in files:
@@ -208,7 +239,7 @@ def check_files(
         except SyntaxError as error:
             place = where(files, item.path, error.lineno or 0)
             problem = Problem("syntax", f"Syntax error at {place.describe()}: {error.msg}", place.gap, place)
-            return stopped_early(lesson, problem, blocked)
+            return stopped_early(lesson, problem, blocked, claims)
 
     loader = _install(files, compiled, frozenset(name.removesuffix(".py") for name in course.reference))
     try:
@@ -217,27 +248,30 @@ def check_files(
     except (Exception, SystemExit) as exc:
         cause = describe_error(exc, files)
         problem = Problem("import", f"Importing your module failed: {cause.message}", cause.gap, cause.place)
-        return stopped_early(lesson, problem, blocked)
+        return stopped_early(lesson, problem, blocked, claims)
     try:
         results: list[ClaimResult] = []
-        for claim in lesson.claims:
+        for claim in claims:
             last = results[-1].problem if results else None
             if last is not None and last.kind in ("timeout", "skipped"):
                 results.append(_blocked(claim, Problem("skipped", "Not run: the check before it had to be stopped.")))
             elif claim.key in blocked:
                 results.append(blocked[claim.key])
-            elif missing := _missing_file(course, lesson, claim, files):
+            elif missing := _missing_file(course, claim, files):
                 beside = f" beside your {files[0].path.rsplit('/', 1)[-1]}" if files else ""
                 results.append(_blocked(claim, Problem("missing_file", f"This check needs ember/{missing}{beside}.")))
             else:
                 results.append(run_claim(claim, env, course, files))
+            if until is not None and until(results[-1]):
+                break
         return Report(lesson.id, results)
     finally:
         loader.close()
 
 
-def stopped_early(lesson: Lesson, problem: Problem, blocked: dict[str, ClaimResult] | None = None) -> Report:
+def stopped_early(lesson: Lesson, problem: Problem, blocked: dict[str, ClaimResult] | None = None,
+                  claims: tuple[Claim, ...] | None = None) -> Report:
     """A report for a run that stopped before the claims: every claim not blocked otherwise gets the problem."""
     blocked = blocked or {}
-    results = [blocked.get(claim.key) or _blocked(claim, problem) for claim in lesson.claims]
+    results = [blocked.get(claim.key) or _blocked(claim, problem) for claim in (claims or lesson.claims)]
     return Report(lesson.id, results, problem)

@@ -68,7 +68,7 @@ def _copy_aside(path: Path) -> Path:
     return backup
 
 
-def _back_up_if_losing(course: Course, path: Path, kept: dict[str, str]) -> None:
+def _back_up_if_losing(course: Course, path: Path, kept: dict[str, str], replaced: Sequence[str] = ()) -> None:
     """Copy ``path`` aside when the new files would drop a piece it holds (e.g. going back a lesson).
 
     ``kept`` holds every piece of the new files, whichever file holds it: a piece whose gap has moved to
@@ -78,32 +78,50 @@ def _back_up_if_losing(course: Course, path: Path, kept: dict[str, str]) -> None
     if all(kept.get(gap_id) == body for gap_id, body in old.items()):
         return
     backup = _copy_aside(path)
-    print(f"Some of your pieces in {path} belong to later lessons; the whole file is kept as {backup}.")
+    mine = [gap_id for gap_id in old if gap_id in replaced]
+    why = f"Your {', '.join(mine)} in {path} is replaced" if mine else \
+        f"Some of your pieces in {path} belong to later lessons"
+    print(f"{why}; the whole file is kept as {backup}.")
 
 
-def start(course: Course, lab: str, folder: Path, finished_earlier: bool) -> int:
-    """Write the learner's modules into ``folder/ember`` as lab ``lab`` starts."""
+def _replaced(course: Course, lab: str, gap_ids: Sequence[str]) -> dict[str, str]:
+    """The finished pieces of earlier gaps named on the command line (to replace the learner's own)."""
+    number = course.lesson(lab).number
+    for gap_id in gap_ids:
+        if gap_id not in course.gaps or course.gaps[gap_id].number >= number:
+            raise UsageError(f"--ref-deps takes gaps of lessons before {lab.upper()} (such as those `python -m labs "
+                             f"check {lab}` names), not {gap_id!r}")
+    return {gap_id: course.gaps[gap_id].finished for gap_id in gap_ids}
+
+
+def start(course: Course, lab: str, folder: Path, ref_deps: Sequence[str] | None) -> int:
+    """Write the learner's modules into ``folder/ember`` as lab ``lab`` starts.
+
+    With ``ref_deps`` (even empty), earlier gaps the learner never wrote get their finished pieces, and so do the
+    gaps it names, in place of the learner's own (whose file is copied aside first).
+    """
     lesson = course.lesson(lab)
     target = folder / "ember"
     _refuse_reference(target)
+    replaced = _replaced(course, lesson.id, ref_deps or ())
     pieces = _existing_pieces(course, target)
     target.mkdir(parents=True, exist_ok=True)
     init = target / "__init__.py"
     if not init.exists():
         init.write_text(INIT_SOURCE, encoding="utf-8")
     filled: dict[str, str] = {}
-    if finished_earlier:
+    if ref_deps is not None:
         filled = earlier_finished(course, lesson.id, Work(pieces)).missing
-    sources = module_sources(course, lesson.id, pieces | filled)
+    sources = module_sources(course, lesson.id, pieces | filled | replaced)
     kept: dict[str, str] = {}
     for source in sources.values():
         kept |= read_pieces(course, source)
     for name, source in sources.items():
         path = target / name
         if path.exists():
-            _back_up_if_losing(course, path, kept)
+            _back_up_if_losing(course, path, kept, tuple(replaced))
         path.write_text(source, encoding="utf-8")
-    kept = sorted(gap for gap in pieces if lesson_number(gap) < lesson.number)
+    kept = sorted(gap for gap in pieces if lesson_number(gap) < lesson.number and gap not in replaced)
     names = ", ".join(str(target / name) for name in course.reference)
     print(f"Wrote {names} as lab {lesson.id} starts: {lesson.title}.")
     print(f"Your gaps in this lab: {', '.join(lesson.gaps)}.")
@@ -111,6 +129,9 @@ def start(course: Course, lab: str, folder: Path, finished_earlier: bool) -> int
         print(f"Kept {len(kept)} of your pieces from earlier lessons.")
     if filled:
         print(f"{len(filled)} earlier gaps you had not written now hold the finished pieces.")
+    if replaced:
+        print(f"{', '.join(replaced)} now hold{'s' if len(replaced) == 1 else ''} the finished piece"
+              f"{'' if len(replaced) == 1 else 's'} in place of yours.")
     print(f"When you are ready: python -m labs check {lesson.id}")
     return 0
 
@@ -264,8 +285,9 @@ def parser() -> argparse.ArgumentParser:
     p = commands.add_parser("start", help="write your ember/ files as a lab starts, keeping your earlier pieces")
     p.add_argument("lab", help="a lesson id such as L10")
     p.add_argument("--dir", type=Path, default=Path("."), help="folder to write ember/ into (default: here)")
-    p.add_argument("--ref-deps", action="store_true",
-                   help="fill earlier gaps you have not written with finished pieces")
+    p.add_argument("--ref-deps", nargs="*", metavar="GAP", default=None,
+                   help="fill earlier gaps you have not written with finished pieces; with gap ids (such as "
+                        "L06.toposort), put the finished pieces in those gaps too, in place of yours")
     p = commands.add_parser("check", help="run a lesson's checks (or all) against your Value")
     p.add_argument("lab", help="a lesson id such as L10, or 'all'")
     p.add_argument("--file", type=Path, default=WORKING_COPY,

@@ -22,14 +22,18 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from labs.checking.learner import INIT_SOURCE, forget_ember
 from labs.course.datasets import DATA_DIR
+from labs.course.gaps import fill_gaps, find_gaps
 from labs.course.model import CourseError, Question, load_course
 from labs.course.questions import FALLBACK_SEED, Shown, answer_view, ask_view, find_question, is_seed, reveal_view
 from labs.showing.display import Display, Item
 from labs.showing.render import item_html
+
+if TYPE_CHECKING:  # the checks' machinery comes with the first check
+    from labs.checking.earlier import EarlierFault
 
 DRIVE = json.loads((DATA_DIR / "notebook_drive.json").read_text(encoding="utf-8"))
 STORAGE_NAME = DRIVE["database"]  # the app's contentsStorageName: the IndexedDB database of its drive
@@ -148,7 +152,7 @@ async def start(lesson_id: str) -> None:
     _state["folder"] = folder
     namespace = _user_namespace()
     namespace.update(Display(NotebookDisplay().emit).functions())
-    namespace.update(check=check, ask=ask, answer=answer, show_answer=show_answer)
+    namespace.update(check=check, ask=ask, answer=answer, show_answer=show_answer, use_finished=use_finished)
     names = ", ".join(f"ember/{name}" for name in course.reference if (folder / "ember" / name).is_file())
     print(f"{lesson.id} · {lesson.title}")
     print(f"Your engine: {names}, from {origin}.")
@@ -166,10 +170,43 @@ def check(lesson_id: str) -> None:
     report = io.StringIO()  # printed in one piece: the kernel's stream can drop lines written while checks run
     try:
         with contextlib.redirect_stdout(report):
-            check_files(load_course(), lesson_id, folder / "ember" / "scalar.py")
+            check_files(load_course(), lesson_id, folder / "ember" / "scalar.py", offer=_notebook_offer)
     except UsageError as error:
         report.write(f"{error}\n")
     print(report.getvalue(), end="")
+
+
+def _notebook_offer(lab: str, fault: EarlierFault) -> str:
+    """How the notebook offers the finished piece of an earlier gap at fault."""
+    return (f'To take the finished piece instead, run use_finished("{fault.gap}") in a cell (your file is kept '
+            f"beside it), or load it from the lab on lesson {lab[1:]}'s page.")
+
+
+def use_finished(gap_id: str) -> None:
+    """Put the finished piece in one of the learner's gaps (their file is copied aside first), as the page's lab
+    and `python -m labs start LAB --ref-deps GAP` do."""
+    course = load_course(checks=False)
+    folder = _state["folder"]
+    if folder is None:
+        print("Run the notebook's first cell (await start(...)) first: it finds your files.")
+        return
+    if gap_id not in course.gaps:
+        print(f"There is no gap {gap_id!r} in the course.")
+        return
+    path = folder / "ember" / course.gaps[gap_id].file
+    source = path.read_text(encoding="utf-8")
+    region = course.regions[gap_id].final_id
+    marker = next((gap.id for gap in find_gaps(source) if course.regions[gap.id].final_id == region), None)
+    if marker is None:
+        print(f"Your {path.name} has no gap {gap_id} yet.")
+        return
+    number = 1
+    while (backup := path.with_name(f"{path.name}.{number}.bak")).exists():
+        number += 1
+    backup.write_text(source, encoding="utf-8")
+    path.write_text(fill_gaps(source, {marker: (marker, course.gaps[gap_id].finished)}), encoding="utf-8")
+    forget_ember()
+    print(f"{marker} in ember/{path.name} now holds the finished piece; your file is kept as {backup.name}.")
 
 
 # --- the lesson's questions ----------------------------------------------------------------------

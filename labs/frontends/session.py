@@ -249,11 +249,18 @@ class Session:
             "init": INIT_SOURCE,  # ember/__init__.py, for a notebook drive that has none yet
         })
 
-    def earlier(self, lab: str, work: Work, replace_own: bool) -> str:
-        """The finished pieces to load for a lab's earlier gaps, as exact texts, and the learner's own ids."""
+    def earlier(self, lab: str, work: Work, replace_own: bool, only: list[str] | None = None) -> str:
+        """The finished pieces to load for a lab's earlier gaps, as exact texts, and the learner's own ids.
+
+        With ``only``, just those earlier gaps, the learner's own code or not (an earlier piece at fault).
+        """
         found = earlier_finished(self.course, lab, work)
-        return json.dumps({"changes": exact_texts(self.course, found.changes(self.course, replace_own)),
-                           "own": list(found.own)})
+        changes = found.changes(self.course, replace_own)
+        if only is not None:
+            number = self.course.lesson(lab).number
+            changes = {gap_id: self.course.gaps[gap_id].finished for gap_id in only
+                       if gap_id in self.course.gaps and self.course.gaps[gap_id].number < number}
+        return json.dumps({"changes": exact_texts(self.course, changes), "own": list(found.own)})
 
     def save_work(self, state: dict[str, Any], version: str, today: str | None = None) -> str:
         """The learner's saved state as a work file: its name and bytes (base64), or the reason it cannot be made."""
@@ -304,7 +311,9 @@ class Session:
         return self.module(payload["lab"], _work(payload))
 
     def _on_earlier(self, payload: dict[str, Any], live: Live, ask: Ask | None) -> str:
-        return self.earlier(payload["lab"], _work(payload), bool(payload.get("replace_own")))
+        only = payload.get("gaps")
+        return self.earlier(payload["lab"], _work(payload), bool(payload.get("replace_own")),
+                            [str(gap) for gap in only] if isinstance(only, list) else None)
 
     def _on_edits(self, payload: dict[str, Any], live: Live, ask: Ask | None) -> str:
         return self.edits(_texts(payload.get("before")), _texts(payload.get("now")))

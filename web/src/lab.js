@@ -61,6 +61,7 @@ export class Lab {
   /** @type {HTMLUListElement} */ claimList;
   /** @type {HTMLParagraphElement} */ summary;
   /** @type {HTMLDivElement} */ problem;
+  /** @type {HTMLElement} */ earlierBox;
   /** @type {HTMLButtonElement} */ runButton;
   /** @type {HTMLButtonElement} */ stopButton;
   /** @type {HTMLButtonElement} */ undoButton;
@@ -126,6 +127,12 @@ export class Lab {
       );
     }
     this.problem = el("div", { class: "ember-problem", role: "alert", hidden: true });
+    // An earlier lesson's piece that fails its own checks: said first, with a way to its finished piece.
+    this.earlierBox = el("section", {
+      class: "ember-earlier",
+      hidden: true,
+      "aria-labelledby": `ember-earlier-${lesson.id}`,
+    });
     this.runButton = el(
       "button",
       { class: "md-button md-button--primary", type: "button", onclick: () => this.check() },
@@ -185,6 +192,7 @@ export class Lab {
       ...(this.folder ? [this.folder.panel] : []),
       this.notice,
       this.replaceMine,
+      this.earlierBox,
       this.problem,
       el("h4", { text: "Checks" }),
       this.summary,
@@ -633,9 +641,12 @@ export class Lab {
     const failing = report.results.find((r) => !r.passed);
     const name =
       failing && this.claimList.querySelector(`[data-claim="${CSS.escape(failing.claim)}"] .ember-claim-name`);
+    const earlier = report.earlier ?? null;
     this.summary.textContent =
+      (earlier ? `First: your ${earlier.gap} fails a check of its own lesson. ` : "") +
       `${passed} of ${report.results.length} checks hold` +
       (failing ? `; first failing: ${name?.textContent || failing.claim}.` : ". Every check holds.");
+    this.showEarlier(earlier);
     for (const result of report.results) {
       const item = /** @type {HTMLLIElement | null} */ (
         this.claimList.querySelector(`[data-claim="${CSS.escape(result.claim)}"]`)
@@ -649,6 +660,60 @@ export class Lab {
     this.showProblem(report.problem);
     this.closing.dataset.lit = String(report.passed);
     storage.saveProgress(this.lesson.id, passed, report.results.length);
+  }
+
+  /**
+   * Show (or hide, for null) the note on an earlier lesson's piece that fails its own checks: what failed, a link
+   * to that lesson, and a button that loads its finished piece.
+   *
+   * @param {import("./protocol.js").EarlierFault | null} fault
+   */
+  showEarlier(fault) {
+    this.earlierBox.hidden = !fault;
+    if (!fault) {
+      this.earlierBox.replaceChildren();
+      return;
+    }
+    const lesson = this.course.lessons[fault.lesson];
+    const number = String(lesson?.number ?? fault.lesson).padStart(2, "0");
+    this.earlierBox.dataset.gap = fault.gap;
+    this.earlierBox.replaceChildren(
+      el(
+        "p",
+        { class: "ember-earlier-title", id: `ember-earlier-${this.lesson.id}` },
+        el("strong", { text: `Look at lesson ${number} first` }),
+      ),
+      withNumbersWhole(el("p", {}), fault.summary),
+      withNumbersWhole(el("p", { class: "ember-earlier-message" }), fault.message),
+      el(
+        "div",
+        { class: "ember-toolbar" },
+        el(
+          "button",
+          { class: "md-button", type: "button", onclick: () => this.loadPiece(fault.gap) },
+          `Load the finished ${fault.gap}`,
+        ),
+        lesson?.url ? el("a", { href: this.siteRoot + lesson.url }, `Open lesson ${number}: ${fault.title}`) : null,
+      ),
+    );
+  }
+
+  /**
+   * Put the finished piece in one earlier gap (the learner's own code there too; Undo brings it back), then run
+   * the checks again.
+   *
+   * @param {string} gap
+   */
+  async loadPiece(gap) {
+    const { changes } = await this.runtime.earlier({
+      lab: this.lesson.id,
+      ...storage.work(),
+      replace_own: true,
+      gaps: [gap],
+    });
+    await this.change(changes, `Loaded the finished ${gap}. Undo brings yours back.`);
+    await this.check();
+    this.runButton.focus(); // the note and its button are gone: the keyboard goes on from the lab's toolbar
   }
 
   /**

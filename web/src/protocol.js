@@ -12,7 +12,8 @@ export const REQUEST = Object.freeze({
   CHECK: "check",
   // The learner's files; payload { lab, exact, pieces } -> { files: {name: {source, gaps}}, exact, problem }.
   MODULE: "module",
-  // Finished pieces for earlier gaps; payload { lab, exact, pieces, replace_own } -> { changes, own }.
+  // Finished pieces for earlier gaps; payload { lab, exact, pieces, replace_own, gaps? } -> { changes, own }
+  // (with gaps: only those earlier gaps, the learner's own code or not).
   EARLIER: "earlier",
   // What the notebook changed; payload { before, now: {file: source} }
   // -> { changed: {gap: {before, now}}, broken: {file: why} }.
@@ -101,9 +102,15 @@ export const PROBLEM = Object.freeze({
  * run: the cell's output items, and its problem if it failed.
  * @typedef {{ outputs: import("./cell-output.js").OutputItem[], error: Problem | null }} RunAnswer
  *
- * check: one result per claim, whether all held, and a problem that stopped them.
+ * check: one result per claim, whether all held, a problem that stopped them, and the first earlier lesson whose own
+ * claims fail on a piece this lab runs on (labs/checking/earlier.py's EarlierFault: the lesson, its title, the gap,
+ * its file, the claim, its name, its message, and one sentence that says so).
  * @typedef {{ claim: string, passed: boolean, message: string, problem?: Problem | null }} ClaimResult
- * @typedef {{ results: ClaimResult[], passed: boolean, problem: Problem | null }} CheckReport
+ * @typedef {{
+ *   lesson: string, title: string, gap: string, file: string, claim: string, claim_name: string, message: string,
+ *   summary: string,
+ * }} EarlierFault
+ * @typedef {{ results: ClaimResult[], passed: boolean, problem: Problem | null, earlier: EarlierFault | null }} CheckReport
  *
  * module: the learner's files as the lab starts (each file's source and where its gaps lie), the exact texts
  * Python made of older pieces, a problem, and the package's __init__.py.

@@ -308,9 +308,9 @@ export class Runtime extends EventTarget {
   }
 
   /**
-   * The finished pieces to load for a lab's earlier gaps: payload { lab, exact, pieces, replace_own }.
+   * The finished pieces to load for a lab's earlier gaps: payload { lab, exact, pieces, replace_own, gaps? }.
    *
-   * @param {Work & { lab: string, replace_own: boolean }} payload
+   * @param {Work & { lab: string, replace_own: boolean, gaps?: string[] }} payload
    * @returns {Promise<import("./protocol.js").EarlierAnswer>}
    */
   earlier(payload) {
