@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from itertools import pairwise
 from typing import Any
 
+from labs.checking.by_hand import kept_by_a_cycle, walk_by_hand
 from labs.checking.claimkit import Env, Fail, claim, close, show
 from labs.checking.cost import GROWTH, QUADRATIC, Tally, Work, grows_with_the_square, growth_text, reads, tallied
 from labs.checking.oracle import Flat, Shape, agree, by_values, nested, numbers, rule_grads, total
@@ -435,6 +436,8 @@ def pair_loss(env: Env) -> None:
     case.judge_value(loss.data[0], expected)
     zero_grad(w)
     loss.backward()
+    if not any(w.grad) and any(walk_by_hand(case.call(env, w), [1.0]).of(w)):
+        raise Fail("walk", case=case.text)  # the rules send W a gradient that the learner's backward() loses
     grad = own_grad(case.parts, case.shape, case.counts, 1 / case.pairs)
     case.judge_grad(list(w.grad), grad, 1.0)
     spelled_loss(env, case, w, expected, grad)
@@ -476,6 +479,84 @@ def pair_loss(env: Env) -> None:
     grad = own_grad(huge.parts, huge.shape, HUGE_COUNTS, 1 / huge.pairs)
     if not agree(list(w.grad), grad):
         raise Fail("overflow", what=f"gave W the gradient {show(list(w.grad))} where {show(grad)} is right")
+
+
+# --- the gradient reaches W through the learner's engine --------------------------------------------------------
+
+# The pairs of SMALL_COUNTS one by one, for the same loss spelled out with rows() and cross_entropy.
+SMALL_PAIRS = [(a, b) for a, row in enumerate(SMALL_COUNTS) for b, c in enumerate(row) for _ in range(c)]
+
+
+def summed(env: Env, first: Any, second: Any) -> Any:
+    """first + second as one node made by the checker (Tensor.made, with the checker's own rule): two parents."""
+    return env.tensor.Tensor.made([first.data[0] + second.data[0]], (), (first, second), "+",
+                                  lambda out: ([out.grad[0]], [out.grad[0]]))
+
+
+def small_loss(env: Env, w: Any) -> Any:
+    """The learner's pair_loss on W and SMALL_COUNTS (a copy); Fail("no_loss") unless it is a one-number Tensor."""
+    loss = env.bigram.pair_loss(w, [list(row) for row in SMALL_COUNTS])
+    if not isinstance(loss, env.tensor.Tensor) or len(loss.data) != 1:
+        raise Fail("no_loss")
+    return loss
+
+
+def twice_over(env: Env, w: Any) -> Any:
+    """A graph in which W is used twice: pair_loss(W, counts) + W.rows(firsts).cross_entropy(nexts), the same pairs."""
+    firsts, nexts = (list(column) for column in zip(*SMALL_PAIRS))
+    return summed(env, small_loss(env, w), w.rows(firsts).cross_entropy(nexts))
+
+
+def grid(flat: Flat) -> str:
+    """A gradient of the small W as its rows, for a message."""
+    return show(nested([round(g, 9) for g in flat], SMALL_SHAPE))
+
+
+def by_rules_and_by_backward(env: Env, build: Callable[[Any], Any]) -> tuple[Any, Flat, Flat]:
+    """W's gradient from the graph ``build(W)``, twice: through its rules called by the checker (on one copy of the
+    graph), then through the learner's backward() (on another). Fail("writes_grad") when a rule wrote a .grad itself."""
+    flat = numbers(SMALL_SHAPE, 43)
+    w = env.tensor.Tensor(nested(flat, SMALL_SHAPE))
+    walk = walk_by_hand(build(w), [1.0])
+    if walk.written:
+        writer, node = walk.written[0]
+        whose = "W.grad" if node is w else f"the .grad of its parent '{node._op}'"
+        raise Fail("writes_grad", op=writer._op, whose=whose, seen=grid(walk.of(w)))
+    root = build(w)
+    zero_grad(w)
+    root.backward()
+    return w, walk.of(w), list(w.grad)
+
+
+@claim("L18", "through_engine")
+def through_engine(env: Env) -> None:
+    """W's gradient comes back through the learner's rules and backward(): the same as the rules called by hand,
+    the sum of both shares where W is used twice, twice as much after a second pass; the graph frees itself."""
+    w, by_rules, got = by_rules_and_by_backward(env, lambda w: small_loss(env, w))
+    if not agree(got, by_rules):
+        raise Fail("walk", got=grid(got), expected=grid(by_rules))
+    once = got
+    _, by_rules, got = by_rules_and_by_backward(env, lambda w: twice_over(env, w))
+    if not agree(got, by_rules):
+        alone = [b - g for b, g in zip(by_rules, once)]  # the spelled-out loss's share
+        key = "shared" if agree(got, once) or agree(got, alone) else "walk"
+        raise Fail(key, got=grid(got), expected=grid(by_rules))
+    loss = small_loss(env, w)
+    zero_grad(w)
+    loss.backward()
+    first = list(w.grad)
+    loss.backward()
+    if any(first) and agree(list(w.grad), first):
+        raise Fail("second_pass", got=grid(list(w.grad)), expected=grid([2 * g for g in first]))
+    if kept_by_a_cycle(lambda: small_loss(env, w)):
+        raise Fail("cycle", after="")
+    if kept_by_a_cycle(lambda: walked(small_loss(env, w))):
+        raise Fail("cycle", after=" and its backward()")
+
+
+def walked(root: Any) -> Any:
+    root.backward()
+    return root
 
 
 # --- pair_loss's work, counted ----------------------------------------------------------------------------------

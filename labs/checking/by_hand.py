@@ -1,0 +1,91 @@
+"""A learner's tensor graph walked by the checker itself, and freed without the cycle collector.
+
+``walk_by_hand`` is the backward pass done the checker's way: every node's rule called once, in the
+checker's own order, with the sum of what its children's rules handed back as its ``out.grad``. Only
+the learner's rules run, never their ``backward()``; so a gradient that reaches a leaf this way came
+through the rules, and a rule that writes some tensor's ``.grad`` itself is seen doing it.
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+Flat = list[float]
+
+
+def tensor_order(root: Any) -> list[Any]:
+    """The checker's own order of a tensor graph, output first, each node before its parents (no recursion)."""
+    order, seen, stack = [], set(), [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+        elif id(node) not in seen:
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((parent, False) for parent in node._parents)
+    return order[::-1]
+
+
+@dataclass
+class Walk:
+    """What a walk by hand found: each node's gradient (by id), and each (rule's node, node) where that rule
+    wrote the other node's .grad itself."""
+
+    grads: dict[int, Flat]
+    written: list[tuple[Any, Any]] = field(default_factory=list)
+
+    def of(self, node: Any) -> Flat:
+        """The gradient the walk sent ``node`` (zeros for a node the graph does not reach)."""
+        return self.grads.get(id(node), [0.0] * len(node.data))
+
+
+def walk_by_hand(root: Any, seed: Flat) -> Walk:
+    """Send ``seed`` back from ``root`` through the learner's rules alone, adding shares in the checker's own lists.
+
+    Each node's ``.grad`` is set to its summed gradient just before its rule runs, and after each rule every other
+    node's ``.grad`` is looked at: one that changed was written by that rule (listed in ``written``). Every node's
+    ``.grad`` is put back as it was afterwards. Graphs walked this way are a few nodes large.
+    """
+    order = tensor_order(root)
+    before = {id(node): list(node.grad) for node in order}
+    kept = dict(before)  # what each .grad should hold now, were no rule writing it
+    grads = {id(node): [0.0] * len(node.data) for node in order}
+    grads[id(root)] = list(seed)
+    written: list[tuple[Any, Any]] = []
+    try:
+        for node in order:
+            if node._backward is None:
+                continue
+            node.grad = list(grads[id(node)])
+            kept[id(node)] = list(node.grad)
+            for parent, grad in zip(node._parents, node._backward(node)):
+                share = grads[id(parent)]
+                grads[id(parent)] = [a + b for a, b in zip(share, list(grad))]
+            for other in order:
+                if other is not node and list(other.grad) != kept[id(other)]:
+                    written.append((node, other))
+                    kept[id(other)] = list(other.grad)
+    finally:
+        for node in order:
+            node.grad = list(before[id(node)])
+    return Walk(grads, written)
+
+
+def kept_by_a_cycle(make: Callable[[], Any]) -> bool:
+    """Whether the result of ``make()`` stays in memory, with the cycle collector off, once nothing names it."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        out = make()
+        ref = weakref.ref(out)
+        del out
+        return ref() is not None
+    finally:
+        if collecting:
+            gc.enable()
+        gc.collect()
