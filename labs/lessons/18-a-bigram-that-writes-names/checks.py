@@ -392,20 +392,52 @@ def text_case(env: Env) -> tuple[Case, Any]:
 
 
 def spelled_loss(env: Env, case: Case, w: Any, expected: float, grad: Flat) -> None:
-    """The same loss as w.rows(firsts).cross_entropy(nexts), one row per pair: it must agree with pair_loss."""
+    """The same loss as w.rows(firsts).cross_entropy(nexts), one row per pair: it must agree with pair_loss. When
+    its gradient of W does not, cross_entropy's rule is called by hand, so that the message names the piece at fault."""
     firsts, nexts = (list(column) for column in zip(*pairwise(SLICE)))
     zero_grad(w)
     spelled = w.rows(firsts).cross_entropy(nexts)
-    spelled.backward()
     shown = {"pairs": case.pairs, "text": show(SLICE)}
+    try:
+        spelled.backward()
+    except (TypeError, IndexError) as error:
+        cross_entropy_rule(env, case, w, firsts, nexts, shown)  # names cross_entropy's rule, if it is at fault
+        raise Fail("spelled_broken", error=f"{type(error).__name__}: {error}", **shown) from None
     if not agree([spelled.item()], [expected]):
         raise Fail("spelled_value", got=show(expected), spelled=show(spelled.item()), **shown)
     got = list(w.grad)
     if not agree(got, grad):
+        cross_entropy_rule(env, case, w, firsts, nexts, shown)
         a = next(a for a in range(BYTES) if not agree(got[a * BYTES:(a + 1) * BYTES], grad[a * BYTES:(a + 1) * BYTES]))
         b = max(range(BYTES), key=lambda b: abs(got[a * BYTES + b] - grad[a * BYTES + b]))
         raise Fail("spelled_grad", row=repr(chr(a)), times=firsts.count(a), column=repr(chr(b)),
                    got=show(got[a * BYTES + b]), expected=show(grad[a * BYTES + b]), **shown)
+
+
+def cross_entropy_rule(env: Env, case: Case, w: Any, firsts: list[int], nexts: list[int],
+                       shown: dict[str, Any]) -> None:
+    """Call the rule of a new w.rows(firsts).cross_entropy(nexts) by hand, with out.grad = [1.0]: Fail when what it
+    hands the picked rows is not (softmax − onehot) / n by the checker's own arithmetic (or is no list at all)."""
+    spelled = w.rows(firsts).cross_entropy(nexts)
+    spelled.grad = [1.0]
+    try:
+        raw = spelled._backward(spelled)
+    except (TypeError, IndexError, ValueError) as error:
+        raise Fail("spelled_rule_broken", what=f"failed with '{type(error).__name__}: {error}'", **shown) from None
+    if not isinstance(raw, (list, tuple)) or len(raw) != 1 or not isinstance(raw[0], (list, tuple)):
+        what = "a tuple holding a generator" if isinstance(raw, tuple) and any(
+            isinstance(g, Iterator) for g in raw) else f"{type(raw).__name__} {show(raw)[:60]}"
+        raise Fail("spelled_rule_broken", what=f"handed back {what}, not one list of numbers in a tuple", **shown)
+    (handed,) = [list(g) for g in raw]
+    n = len(firsts)
+    probs = {a: probs for a, _, _, probs, _ in case.parts}
+    due = [(p - (b == t)) / n for a, t in zip(firsts, nexts) for b, p in enumerate(probs[a])]
+    if agree(handed, due):
+        return
+    k = next(k for k in range(n) if not agree(handed[k * BYTES:(k + 1) * BYTES], due[k * BYTES:(k + 1) * BYTES]))
+    at = {"pair": pair_text(firsts[k], nexts[k]), "index": k, "column": repr(chr(nexts[k])),
+          "got": show(handed[k * BYTES + nexts[k]]), "expected": show(due[k * BYTES + nexts[k]])}
+    raise Fail("spelled_sign" if agree(handed, [-g for g in due]) else "spelled_rule", **at, **shown)
 
 
 def by_learners_values(env: Env, case: Case, scale: float) -> tuple[float, Flat]:
@@ -483,8 +515,8 @@ def pair_loss(env: Env) -> None:
 
 # --- the gradient reaches W through the learner's engine --------------------------------------------------------
 
-# The pairs of SMALL_COUNTS one by one, for the same loss spelled out with rows() and cross_entropy.
-SMALL_PAIRS = [(a, b) for a, row in enumerate(SMALL_COUNTS) for b, c in enumerate(row) for _ in range(c)]
+# A second table for the small W, so that W can be used twice in one graph, each use with a share of its own.
+OTHER_COUNTS = [[0, 3, 0, 1, 0], [1, 0, 0, 0, 2], [0, 0, 0, 0, 0], [2, 0, 5, 0, 0]]
 
 
 def summed(env: Env, first: Any, second: Any) -> Any:
@@ -493,18 +525,17 @@ def summed(env: Env, first: Any, second: Any) -> Any:
                                   lambda out: ([out.grad[0]], [out.grad[0]]))
 
 
-def small_loss(env: Env, w: Any) -> Any:
-    """The learner's pair_loss on W and SMALL_COUNTS (a copy); Fail("no_loss") unless it is a one-number Tensor."""
-    loss = env.bigram.pair_loss(w, [list(row) for row in SMALL_COUNTS])
+def small_loss(env: Env, w: Any, counts: list[list[int]] = SMALL_COUNTS) -> Any:
+    """The learner's pair_loss on W and a copy of ``counts``; Fail("no_loss") unless it is a one-number Tensor."""
+    loss = env.bigram.pair_loss(w, [list(row) for row in counts])
     if not isinstance(loss, env.tensor.Tensor) or len(loss.data) != 1:
         raise Fail("no_loss")
     return loss
 
 
 def twice_over(env: Env, w: Any) -> Any:
-    """A graph in which W is used twice: pair_loss(W, counts) + W.rows(firsts).cross_entropy(nexts), the same pairs."""
-    firsts, nexts = (list(column) for column in zip(*SMALL_PAIRS))
-    return summed(env, small_loss(env, w), w.rows(firsts).cross_entropy(nexts))
+    """A graph in which W is used twice: pair_loss(W, SMALL_COUNTS) + pair_loss(W, OTHER_COUNTS)."""
+    return summed(env, small_loss(env, w), small_loss(env, w, OTHER_COUNTS))
 
 
 def grid(flat: Flat) -> str:
@@ -538,7 +569,7 @@ def through_engine(env: Env) -> None:
     once = got
     _, by_rules, got = by_rules_and_by_backward(env, lambda w: twice_over(env, w))
     if not agree(got, by_rules):
-        alone = [b - g for b, g in zip(by_rules, once)]  # the spelled-out loss's share
+        alone = [b - g for b, g in zip(by_rules, once)]  # the second table's share
         key = "shared" if agree(got, once) or agree(got, alone) else "walk"
         raise Fail(key, got=grid(got), expected=grid(by_rules))
     loss = small_loss(env, w)
