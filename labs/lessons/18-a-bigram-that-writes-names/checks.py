@@ -139,23 +139,28 @@ def _judge_loss(got: object, counts: list[list[int]], smoothing: float) -> None:
     raise Fail("wrong", **values)
 
 
+def count_loss_of_copy(env: Env, counts: list[list[int]], smoothing: float) -> object:
+    """The learner's count_loss on a copy of ``counts``; Fail("changed_counts") if it changed the copy."""
+    given = [list(row) for row in counts]
+    got = env.bigram.count_loss(given, smoothing)
+    if given != counts:
+        changed = sum(1 for row, kept in zip(given, counts) if row != kept)
+        raise Fail("changed_counts", rows=changed, smoothing=show(smoothing))
+    return got
+
+
 @claim("L18", "count_loss")
 def count_loss(env: Env) -> None:
     counts = own_counts(LOSS_TEXT)
-    given = [list(row) for row in counts]
-    got = env.bigram.count_loss(given, 1.0)
-    if given != counts:
-        changed = sum(1 for row, kept in zip(given, counts) if row != kept)
-        raise Fail("changed_counts", rows=changed)
-    _judge_loss(got, counts, 1.0)
+    _judge_loss(count_loss_of_copy(env, counts, 1.0), counts, 1.0)
     try:
-        got = env.bigram.count_loss(counts, 0.0)
+        got = count_loss_of_copy(env, counts, 0.0)
     except ZeroDivisionError:
         raise Fail("empty_row") from None
     except ValueError as error:
         raise Fail("log_zero", error=str(error)) from None
     _judge_loss(got, counts, 0.0)
-    _judge_loss(env.bigram.count_loss(counts, 0.5), counts, 0.5)
+    _judge_loss(count_loss_of_copy(env, counts, 0.5), counts, 0.5)
 
 
 class Weights:
@@ -301,25 +306,30 @@ class Case:
         self.parts = row_parts(flat, shape, counts)
         self.pairs = sum(map(sum, counts))
         self.byte_rows = byte_rows
+        self.given: list[list[int]] = []  # the copy of the table last handed to the learner's pair_loss
 
     def label(self, index: int) -> str:
         return repr(chr(index)) if self.byte_rows else str(index)
 
     def call(self, env: Env, w: Any) -> Any:
         """The learner's pair_loss(w, counts) on a copy of the table; Fail if it changes the copy or divides by 0."""
-        given = [list(row) for row in self.counts]
+        self.given = [list(row) for row in self.counts]
         try:
-            loss = env.bigram.pair_loss(w, given)
+            loss = env.bigram.pair_loss(w, self.given)
         except ZeroDivisionError as error:
             raise Fail("empty_row", case=self.text, error=f"ZeroDivisionError: {error}") from None
-        if given != self.counts:
-            changed = sum(1 for row, kept in zip(given, self.counts) if row != kept)
-            raise Fail("changed_counts", case=self.text, rows=changed)
+        self.table_kept()
         if not isinstance(loss, env.tensor.Tensor):
             raise Fail("not_tensor", case=self.text, got=f"{type(loss).__name__} {show(loss)}")
         if tuple(loss.shape) != ():
             raise Fail("shape", case=self.text, got=show(tuple(loss.shape)))
         return loss
+
+    def table_kept(self, when: str = "") -> None:
+        """Fail("changed_counts") if the copy of the table last handed to pair_loss holds other numbers now."""
+        if self.given != self.counts:
+            changed = sum(1 for row, kept in zip(self.given, self.counts) if row != kept)
+            raise Fail("changed_counts", case=self.text, rows=changed, when=when)
 
     def judge_value(self, got: float, expected: float) -> None:
         """Fail with the message naming what a wrong loss did, if it is wrong."""
@@ -468,6 +478,7 @@ def pair_loss(env: Env) -> None:
     case.judge_value(loss.data[0], expected)
     zero_grad(w)
     loss.backward()
+    case.table_kept(" by its backward rule")
     if not any(w.grad) and any(walk_by_hand(case.call(env, w), [1.0]).of(w)):
         raise Fail("walk", case=case.text)  # the rules send W a gradient that the learner's backward() loses
     grad = own_grad(case.parts, case.shape, case.counts, 1 / case.pairs)
@@ -487,6 +498,7 @@ def pair_loss(env: Env) -> None:
     scaled = loss * UPSTREAM
     zero_grad(w)
     scaled.backward()
+    small.table_kept(" by its backward rule")
     first = list(w.grad)
     small.judge_grad(first, grad, UPSTREAM)
     zero_grad(w)
@@ -494,6 +506,15 @@ def pair_loss(env: Env) -> None:
     if not agree(list(w.grad), first):
         apart = small.row_apart(list(w.grad), first)
         raise Fail("second_backward", case=small.text, row=apart["row"], first=apart["expected"], second=apart["got"])
+    # The caller's table changes after the forward pass: the gradient must not.
+    table = [list(row) for row in SMALL_COUNTS]
+    loss = env.bigram.pair_loss(w, table)
+    for row in table:
+        row[0] += 3
+    zero_grad(w)
+    loss.backward()
+    if not agree(list(w.grad), [g / UPSTREAM for g in grad]):
+        raise Fail("kept_counts", case=small.text)
 
     # Scores of ±1000, rows far apart.
     huge = Case(HUGE, (3, 3), HUGE_COUNTS, "", byte_rows=False)
