@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,3 +89,27 @@ def kept_by_a_cycle(make: Callable[[], Any]) -> bool:
         if collecting:
             gc.enable()
         gc.collect()
+
+
+def lazy_form(raw: object) -> str | None:
+    """What a rule handed back, when it is a generator or holds one where a list belongs ('a generator', 'a tuple
+    holding a generator'); None otherwise. claimkit's show() prints a generator as the list it gives, so a message
+    must say so in words."""
+    if isinstance(raw, Iterator):
+        return f"a {type(raw).__name__}"
+    if isinstance(raw, (list, tuple)) and any(isinstance(g, Iterator) for g in raw):
+        return f"a {type(raw).__name__} holding a generator"
+    return None
+
+
+def kept_row(rule: object, rows: int, width: int) -> int | None:
+    """The length of a list of floats the rule keeps from the forward pass that holds one row's worth (``width``
+    numbers) where ``rows`` > 1 rows were computed, if it keeps one: a list replaced at every row, not extended."""
+    for cell in getattr(rule, "__closure__", None) or ():
+        try:
+            kept = cell.cell_contents
+        except ValueError:  # a cell not filled yet
+            continue
+        if isinstance(kept, list) and rows > 1 and len(kept) == width and all(isinstance(x, float) for x in kept):
+            return len(kept)
+    return None

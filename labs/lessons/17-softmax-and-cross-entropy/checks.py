@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from labs.checking.by_hand import kept_row, lazy_form
 from labs.checking.claimkit import Env, Fail, claim, show
 from labs.checking.cost import GROWTH, Tally, Work, grows_with_the_square, growth_text, tallied
 from labs.checking.oracle import Flat, Shape, agree, by_values, nested, numbers, rule_grads, total
@@ -122,20 +123,6 @@ def nodes_under(root: Any) -> int:
     return len(seen)
 
 
-def kept_row(rule: Any, shape: Shape) -> int | None:
-    """The length of a list of numbers the rule keeps from the forward pass that holds one row's worth (v numbers)
-    where the logits hold n·v, if it keeps one."""
-    n, v = shape
-    for cell in getattr(rule, "__closure__", None) or ():
-        try:
-            kept = cell.cell_contents
-        except ValueError:  # a cell not filled yet
-            continue
-        if isinstance(kept, list) and n > 1 and len(kept) == v and all(isinstance(x, float) for x in kept):
-            return len(kept)
-    return None
-
-
 def backward_judged(env: Env, loss: Any, flat: Flat, shape: Shape, targets: Sequence[int]) -> None:
     """loss.backward(); when it stops with a TypeError or an IndexError, the rule of a new loss on the same logits is
     called by hand, and a generator in place of a list ("lazy") or a list of one row's probabilities ("one_row") is
@@ -149,14 +136,13 @@ def backward_judged(env: Env, loss: Any, flat: Flat, shape: Shape, targets: Sequ
         try:
             raw = fresh._backward(fresh)
         except IndexError as inner:
-            kept = kept_row(fresh._backward, shape)
+            kept = kept_row(fresh._backward, *shape)
             if kept is None:
                 raise error from None
             raise Fail("one_row", error=f"IndexError: {inner}", kept=kept, nv=math.prod(shape), **shown) from None
-        if isinstance(raw, Iterator):
-            raise Fail("lazy", what=f"a {type(raw).__name__}", **shown) from None
-        if isinstance(raw, (list, tuple)) and any(isinstance(g, Iterator) for g in raw):
-            raise Fail("lazy", what=f"a {type(raw).__name__} holding a generator", **shown) from None
+        what = lazy_form(raw)
+        if what:
+            raise Fail("lazy", what=what, **shown) from None
         raise
 
 

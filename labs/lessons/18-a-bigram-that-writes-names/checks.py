@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from itertools import pairwise
 from typing import Any
 
-from labs.checking.by_hand import kept_by_a_cycle, walk_by_hand
+from labs.checking.by_hand import kept_by_a_cycle, kept_row, lazy_form, walk_by_hand
 from labs.checking.claimkit import Env, Fail, claim, close, show
 from labs.checking.cost import GROWTH, QUADRATIC, Tally, Work, grows_with_the_square, growth_text, reads, tallied
 from labs.checking.oracle import Flat, Shape, agree, by_values, nested, numbers, rule_grads, total
@@ -401,6 +401,25 @@ def text_case(env: Env) -> tuple[Case, Any]:
     return case, env.tensor.Tensor(nested(flat, (BYTES, BYTES)))
 
 
+def rule_named(env: Env, case: Case, w: Any) -> None:
+    """Call the rule of a new pair_loss on the case by hand: Fail("one_row") when it raises IndexError and keeps one
+    row's worth of numbers, Fail("lazy") when it hands back a generator."""
+    loss = case.call(env, w)
+    loss.grad = [1.0]
+    shown = {"case": case.text}
+    try:
+        raw = loss._backward(loss)
+    except IndexError as error:
+        v, rows = case.shape[1], len(case.parts)
+        kept = kept_row(loss._backward, rows, v)
+        if kept is not None:
+            raise Fail("one_row", error=f"IndexError: {error}", kept=kept, rows=rows, need=rows * v, **shown) from None
+        return
+    what = lazy_form(raw)
+    if what:
+        raise Fail("lazy", what=what, **shown)
+
+
 def spelled_loss(env: Env, case: Case, w: Any, expected: float, grad: Flat) -> None:
     """The same loss as w.rows(firsts).cross_entropy(nexts), one row per pair: it must agree with pair_loss. When
     its gradient of W does not, cross_entropy's rule is called by hand, so that the message names the piece at fault."""
@@ -477,7 +496,11 @@ def pair_loss(env: Env) -> None:
     expected = sum(n * lse - dot for _, n, lse, _, dot in case.parts) / case.pairs
     case.judge_value(loss.data[0], expected)
     zero_grad(w)
-    loss.backward()
+    try:
+        loss.backward()
+    except (TypeError, IndexError) as error:
+        rule_named(env, case, w)  # a rule that cannot run, named by what it kept or returned
+        raise error from None
     case.table_kept(" by its backward rule")
     if not any(w.grad) and any(walk_by_hand(case.call(env, w), [1.0]).of(w)):
         raise Fail("walk", case=case.text)  # the rules send W a gradient that the learner's backward() loses
