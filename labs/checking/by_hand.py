@@ -44,15 +44,18 @@ class Walk:
         return self.grads.get(id(node), [0.0] * len(node.data))
 
 
-def walk_by_hand(root: Any, seed: Flat) -> Walk:
+def walk_by_hand(root: Any, seed: Flat, watched: tuple[Any, ...] = ()) -> Walk:
     """Send ``seed`` back from ``root`` through the learner's rules alone, adding shares in the checker's own lists.
 
     Each node's ``.grad`` is set to its summed gradient just before its rule runs, and after each rule every other
-    node's ``.grad`` is looked at: one that changed was written by that rule (listed in ``written``). Every node's
-    ``.grad`` is put back as it was afterwards. Graphs walked this way are a few nodes large.
+    node's ``.grad`` is looked at, and that of every tensor in ``watched`` (a leaf the graph should reach, and may
+    not): one that changed was written by that rule (listed in ``written``). Every ``.grad`` is put back as it was
+    afterwards. Graphs walked this way are a few nodes large.
     """
     order = tensor_order(root)
-    before = {id(node): list(node.grad) for node in order}
+    known = {id(node) for node in order}
+    looked_at = order + [node for node in watched if id(node) not in known]
+    before = {id(node): list(node.grad) for node in looked_at}
     kept = dict(before)  # what each .grad should hold now, were no rule writing it
     grads = {id(node): [0.0] * len(node.data) for node in order}
     grads[id(root)] = list(seed)
@@ -66,12 +69,12 @@ def walk_by_hand(root: Any, seed: Flat) -> Walk:
             for parent, grad in zip(node._parents, node._backward(node)):
                 share = grads[id(parent)]
                 grads[id(parent)] = [a + b for a, b in zip(share, list(grad))]
-            for other in order:
+            for other in looked_at:
                 if other is not node and list(other.grad) != kept[id(other)]:
                     written.append((node, other))
                     kept[id(other)] = list(other.grad)
     finally:
-        for node in order:
+        for node in looked_at:
             node.grad = list(before[id(node)])
     return Walk(grads, written)
 

@@ -592,7 +592,7 @@ def by_rules_and_by_backward(env: Env, build: Callable[[Any], Any]) -> tuple[Any
     graph), then through the learner's backward() (on another). Fail("writes_grad") when a rule wrote a .grad itself."""
     flat = numbers(SMALL_SHAPE, 43)
     w = env.tensor.Tensor(nested(flat, SMALL_SHAPE))
-    walk = walk_by_hand(build(w), [1.0])
+    walk = walk_by_hand(build(w), [1.0], watched=(w,))
     if walk.written:
         writer, node = walk.written[0]
         whose = "W.grad" if node is w else f"the .grad of its parent '{node._op}'"
