@@ -401,6 +401,39 @@ def text_case(env: Env) -> tuple[Case, Any]:
     return case, env.tensor.Tensor(nested(flat, (BYTES, BYTES)))
 
 
+PROBE_SHAPE: Shape = (4, 3)
+PROBE_PICKS = [2, 0, 2, 3]  # row 2 twice, row 1 never
+
+
+def rows_probe(env: Env) -> None:
+    """The learner's rows() on its own, on a 4 × 3 W: Fail("rows_values") or Fail("rows_grad") when the rows it
+    picks, or the gradient its rule hands W (called by hand), are not what the checker's own arithmetic gives."""
+    n, m = PROBE_SHAPE
+    flat, seed = numbers(PROBE_SHAPE, 1801), numbers((len(PROBE_PICKS), m), 1802, 0.5, 3.0)
+    shown = {"picks": show(PROBE_PICKS), "w": show(nested(flat, PROBE_SHAPE))}
+    due = [flat[i * m + j] for i in PROBE_PICKS for j in range(m)]
+    try:
+        out = env.tensor.Tensor(nested(flat, PROBE_SHAPE)).rows(list(PROBE_PICKS))
+        got = list(out.data)
+    except Exception as error:  # any failure of rows() itself is the finding
+        raise Fail("rows_values", got=f"{type(error).__name__}: {error}", expected=show(due), **shown) from None
+    if not agree(got, due):
+        raise Fail("rows_values", got=show(got), expected=show(due), **shown)
+    grad = [0.0] * (n * m)
+    for r, i in enumerate(PROBE_PICKS):
+        for j in range(m):
+            grad[i * m + j] += seed[r * m + j]
+    try:
+        (handed,) = rule_grads(out, seed)
+    except Exception as error:  # a rule that fails, or hands back no single gradient, is the finding
+        handed = f"{type(error).__name__}: {error}"
+    if not isinstance(handed, list) or not agree(handed, grad):
+        raise Fail("rows_grad", seed=show(nested(seed, (len(PROBE_PICKS), m))),
+                   got=handed if isinstance(handed, str) else show(nested(handed, PROBE_SHAPE)
+                                                                  if len(handed) == n * m else handed),
+                   expected=show(nested([round(g, 9) for g in grad], PROBE_SHAPE)), **shown)
+
+
 def rule_named(env: Env, case: Case, w: Any) -> None:
     """Call the rule of a new pair_loss on the case by hand: Fail("one_row") when it raises IndexError and keeps one
     row's worth of numbers, Fail("lazy") when it hands back a generator."""
@@ -494,6 +527,8 @@ def pair_loss(env: Env) -> None:
     case, w = text_case(env)
     loss = case.call(env, w)
     expected = sum(n * lse - dot for _, n, lse, _, dot in case.parts) / case.pairs
+    if not agree([loss.data[0]], [expected]):
+        rows_probe(env)  # a fault of rows() (lesson 16) is named before pair_loss is blamed
     case.judge_value(loss.data[0], expected)
     zero_grad(w)
     try:
@@ -505,6 +540,8 @@ def pair_loss(env: Env) -> None:
     if not any(w.grad) and any(walk_by_hand(case.call(env, w), [1.0]).of(w)):
         raise Fail("walk", case=case.text)  # the rules send W a gradient that the learner's backward() loses
     grad = own_grad(case.parts, case.shape, case.counts, 1 / case.pairs)
+    if not agree(list(w.grad), grad):
+        rows_probe(env)
     case.judge_grad(list(w.grad), grad, 1.0)
     spelled_loss(env, case, w, expected, grad)
 
