@@ -466,6 +466,7 @@ def spelled_loss(env: Env, case: Case, w: Any, expected: float, grad: Flat) -> N
         cross_entropy_rule(env, case, w, firsts, nexts, shown)  # names cross_entropy's rule, if it is at fault
         raise Fail("spelled_broken", error=f"{type(error).__name__}: {error}", **shown) from None
     if not agree([spelled.item()], [expected]):
+        rows_probe(env)  # rows() on its own first: the message below names cross_entropy
         raise Fail("spelled_value", got=show(expected), spelled=show(spelled.item()), **shown)
     got = list(w.grad)
     if not agree(got, grad):
