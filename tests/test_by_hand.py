@@ -48,8 +48,9 @@ def test_a_result_kept_alive_by_its_own_rule_is_found_and_a_plain_one_is_not() -
         x = Tensor([1.0, 2.0])
         out = Tensor.made([3.0], (), (x,), "sum", lambda _: ([out.grad[0]] * 2,))
         return out
-    assert not kept_by_a_cycle(plain)
-    assert kept_by_a_cycle(closure)
+    assert kept_by_a_cycle(plain) is None
+    assert kept_by_a_cycle(closure) == 0
+    assert kept_by_a_cycle(plain, plain, closure) == 2
 
 
 def test_generators_and_one_row_lists_are_named() -> None:

@@ -79,15 +79,17 @@ def walk_by_hand(root: Any, seed: Flat, watched: tuple[Any, ...] = ()) -> Walk:
     return Walk(grads, written)
 
 
-def kept_by_a_cycle(make: Callable[[], Any]) -> bool:
-    """Whether the result of ``make()`` stays in memory, with the cycle collector off, once nothing names it."""
+def kept_by_a_cycle(*makes: Callable[[], Any]) -> int | None:
+    """With the cycle collector off, the index of the first of ``makes`` whose result stays in memory once nothing
+    names it (something it refers to refers back to it); None when every result goes at once. One collection after."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        out = make()
-        ref = weakref.ref(out)
-        del out
-        return ref() is not None
+        for index, make in enumerate(makes):
+            ref = weakref.ref(make())
+            if ref() is not None:
+                return index
+        return None
     finally:
         if collecting:
             gc.enable()
