@@ -3,14 +3,19 @@ the page's words say what its runs show and whose code each piece is."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
+import tempfile
+from pathlib import Path
 
 import pytest
 
+from labs.checking.learner import finished_pieces
 from labs.course.model import load_course
 from labs.showing.render import render
-from tests.pages_kit import PAGES, page_outputs, position, text_of
+from tests.known_wrong import MUTANTS
+from tests.pages_kit import PAGES, learner_session, page_outputs, position, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
@@ -64,6 +69,7 @@ def test_the_pages_words_match_what_its_cells_print_and_show() -> None:
     training = text_of(outputs[cell_index('key="loss"')])
     step = int(re.search(r"step (\d+): loss \S+, at the target", training).group(1))
     assert 120 <= step <= 160
+    assert "disagree" not in training and "W's loss now: " in training
     # the absurd learning rate stops with W back at weights whose loss was finite
     too_big = text_of(outputs[cell_index("first_steps(1e305)")])
     assert "learning rate 1e+305: step 3: the loss is inf" in too_big
@@ -94,3 +100,41 @@ def test_the_first_loss_is_ln_256() -> None:
 
     w = Tensor([[0.0] * 256 for _ in range(256)])
     assert pair_loss(w, count_pairs(b"emma\nava\n")).item() == pytest.approx(math.log(256))
+
+
+def training_text(pieces: dict[str, str]) -> str:
+    """What the training cell prints on these pieces, after the cells it builds on (the data, the counts)."""
+    page = PAGES["L18"]
+    needed = [cell_index("names_text()\nnames ="), cell_index("counts = count_pairs(text)"), cell_index('key="loss"')]
+    with tempfile.TemporaryDirectory(prefix="ember-page-") as folder, learner_session(Path(folder)) as session:
+        for index in needed:
+            result = json.loads(session.handle("run", json.dumps(
+                {"page": page.name, "lab": "L18", "pieces": pieces, "code": cells()[index]})))
+            assert result["error"] is None, result["error"]
+    return text_of(result["outputs"])
+
+
+def test_a_pair_loss_that_says_too_little_never_gets_the_training_cell_to_say_at_the_target() -> None:
+    """A pair_loss whose value counts each row's logsumexp once reaches the target line at once by its own numbers;
+    the cell reports W's loss by the course's arithmetic, far above the target, and says that the two disagree."""
+    (mutant,) = [m for m in MUTANTS if m.name == "pair_loss that counts the logsumexp of a row once"]
+    pieces = finished_pieces(COURSE, COURSE.lesson("L18").number) | mutant.pieces
+    printed = training_text(pieces)
+    assert "at the target" not in printed
+    assert "below the target line, but W's loss is above the target" in printed
+    true = float(re.search(r"W's loss now: (\S+) by the course's own arithmetic", printed).group(1))
+    yours = float(re.search(r"your pair_loss says (\S+): they disagree", printed).group(1))
+    assert true > 4.0 and yours < true - 1.0
+
+
+def test_the_course_s_own_loss_of_w_is_the_finished_pair_loss() -> None:
+    from ember.bigram import count_pairs, pair_loss
+    from ember.tensor import Tensor
+    from labs.showing.truth import bigram_loss, same_loss
+
+    counts = count_pairs(b"emma\nolivia\nava\nisabella\n")
+    assert bigram_loss([0.0] * 256 * 256, counts) == pytest.approx(math.log(256), rel=1e-12)
+    scores = [[((a * 7 + b * 13) % 11 - 5.0) / 3 for b in range(256)] for a in range(256)]
+    w = Tensor(scores)
+    assert same_loss(pair_loss(w, counts).item(), bigram_loss(w.data, counts))
+    assert not same_loss(pair_loss(w, counts).item() + 1e-3, bigram_loss(w.data, counts))

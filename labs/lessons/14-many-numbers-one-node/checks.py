@@ -12,7 +12,7 @@ import gc
 import random
 import weakref
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from labs.checking import oracle, sweep
@@ -43,7 +43,11 @@ def shape_text(shape: object) -> str:
 
 
 def grads_of(raw: object, parents: int, op: str) -> list[list[float]]:
-    """The gradients a rule returned, one list per parent, or Fail("form") saying what it returned instead."""
+    """The gradients a rule returned, one list per parent, or Fail("form") saying what it returned instead
+    (Fail("lazy") for a generator, which claimkit's show() would print as the list it gives)."""
+    if isinstance(raw, Iterator) or (isinstance(raw, (list, tuple)) and any(isinstance(g, Iterator) for g in raw)):
+        what = f"a {type(raw).__name__}" if isinstance(raw, Iterator) else f"a {type(raw).__name__} holding a generator"
+        raise Fail("lazy", op=op, what=what, parents=parents)
     if isinstance(raw, (list, tuple)) and raw and all(isinstance(g, (int, float)) for g in raw):
         what = f"a {type(raw).__name__} of {len(raw)} number{'' if len(raw) == 1 else 's'}"
     elif not isinstance(raw, (list, tuple)) or not all(isinstance(g, (list, tuple)) for g in raw):

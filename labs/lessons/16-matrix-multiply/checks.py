@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from labs.checking import references, sweep
+from labs.checking.by_hand import lazy_form
 from labs.checking.claimkit import Env, Fail, claim, show
 from labs.checking.cost import GROWTH, Growth, Own, Tally, Work, helpers_counted, tallied
 from labs.checking.oracle import (
@@ -23,7 +24,6 @@ from labs.checking.oracle import (
     names_shape,
     nested,
     numbers,
-    rule_grads,
     seed_kept,
     size,
     total,
@@ -84,8 +84,14 @@ def shape_of(t: Any) -> object:
 
 
 def grads_by_parent(out: Any, seed: Flat, *inputs: Any) -> list[Flat | None]:
-    """Call out's backward rule with ``seed`` as out.grad; the gradient it gives each input (None: none given)."""
-    given = rule_grads(out, seed)
+    """Call out's backward rule with ``seed`` as out.grad; the gradient it gives each input (None: none given).
+    Fail("lazy") when the rule hands back a generator where a list belongs."""
+    out.grad = list(seed)
+    raw = out._backward(out)  # called once, as rule_grads would, so that a rule with side effects is seen once
+    what = lazy_form(raw)
+    if what:
+        raise Fail("lazy", op=str(out._op), what=what)
+    given = [list(g) for g in raw]
     found: list[Flat | None] = [None] * len(inputs)
     for parent, grad in zip(out._parents, given):
         for k, t in enumerate(inputs):

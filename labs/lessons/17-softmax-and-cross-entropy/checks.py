@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from labs.checking import references, sweep
+from labs.checking.by_hand import kept_row, lazy_form
 from labs.checking.claimkit import Env, Fail, claim, show
 from labs.checking.cost import (
     FAULTS,
@@ -135,6 +136,29 @@ def nodes_under(root: Any) -> int:
     return len(seen)
 
 
+def backward_judged(env: Env, loss: Any, flat: Flat, shape: Shape, targets: Sequence[int]) -> None:
+    """loss.backward(); when it stops with a TypeError or an IndexError, the rule of a new loss on the same logits is
+    called by hand, and a generator in place of a list ("lazy") or a list of one row's probabilities ("one_row") is
+    named. Any other failure is passed on as it was."""
+    try:
+        loss.backward()
+    except (TypeError, IndexError) as error:
+        _, fresh = loss_of(env, flat, shape, targets)
+        fresh.grad = [1.0]
+        shown = {"shape": show(shape), "targets": show(targets)}
+        try:
+            raw = fresh._backward(fresh)
+        except IndexError as inner:
+            kept = kept_row(fresh._backward, *shape)
+            if kept is None:
+                raise error from None
+            raise Fail("one_row", error=f"IndexError: {inner}", kept=kept, nv=math.prod(shape), **shown) from None
+        what = lazy_form(raw)
+        if what:
+            raise Fail("lazy", what=what, **shown) from None
+        raise
+
+
 @claim("L17", "value")
 def value(env: Env) -> None:
     for shape, targets, seed in CASES:
@@ -220,7 +244,7 @@ def gradient(env: Env) -> None:
         n, v = shape
         logits, loss = loss_of(env, flat, shape, targets)
         one_number(loss, shape, targets)
-        loss.backward()
+        backward_judged(env, loss, flat, shape, targets)
         got = list(logits.grad)
         _, expected = spelled_out(env, flat, shape, targets)
         if agree(got, expected):
@@ -273,7 +297,7 @@ def stable(env: Env) -> None:
     try:
         logits, loss = loss_of(env, flat, shape, HUGE_TARGETS)
         one_number(loss, shape, HUGE_TARGETS)
-        loss.backward()
+        backward_judged(env, loss, flat, shape, HUGE_TARGETS)
     except OverflowError as error:
         raise Fail("overflow", error=f"OverflowError: {error}", **shown) from None
     except (ValueError, ZeroDivisionError) as error:
@@ -462,7 +486,9 @@ def reads_of(env: Env, shape: Shape) -> tuple[dict[tuple[str, str], int], Traced
 @claim("L17", "cost")
 def cost(env: Env) -> None:
     shape, targets, seed = CASES[0]
-    loss_of(env, numbers(shape, seed), shape, targets)  # a loss that is no Tensor is named first
+    flat = numbers(shape, seed)
+    _, loss = loss_of(env, flat, shape, targets)  # a loss that is no Tensor is named first
+    backward_judged(env, loss, flat, shape, targets)  # and a rule that cannot run, by what it kept or returned
     for small_shape, large_shape, grew in COST_RUNS:
         (small, small_own), (large, large_own) = reads_of(env, small_shape), reads_of(env, large_shape)
         for (phase, name), before in small.items():

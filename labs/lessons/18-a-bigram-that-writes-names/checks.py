@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from itertools import pairwise
 from typing import Any
 
+from labs.checking.by_hand import kept_by_a_cycle, kept_row, lazy_form, walk_by_hand
 from labs.checking.claimkit import Env, Fail, claim, close, show
 from labs.checking.cost import (
     FAULTS,
@@ -173,23 +174,28 @@ def _judge_loss(got: object, counts: list[list[int]], smoothing: float) -> None:
     raise Fail("wrong", **values)
 
 
+def count_loss_of_copy(env: Env, counts: list[list[int]], smoothing: float) -> object:
+    """The learner's count_loss on a copy of ``counts``; Fail("changed_counts") if it changed the copy."""
+    given = [list(row) for row in counts]
+    got = env.bigram.count_loss(given, smoothing)
+    if given != counts:
+        changed = sum(1 for row, kept in zip(given, counts) if row != kept)
+        raise Fail("changed_counts", rows=changed, smoothing=show(smoothing))
+    return got
+
+
 @claim("L18", "count_loss")
 def count_loss(env: Env) -> None:
     counts = own_counts(LOSS_TEXT)
-    given = [list(row) for row in counts]
-    got = env.bigram.count_loss(given, 1.0)
-    if given != counts:
-        changed = sum(1 for row, kept in zip(given, counts) if row != kept)
-        raise Fail("changed_counts", rows=changed)
-    _judge_loss(got, counts, 1.0)
+    _judge_loss(count_loss_of_copy(env, counts, 1.0), counts, 1.0)
     try:
-        got = env.bigram.count_loss(counts, 0.0)
+        got = count_loss_of_copy(env, counts, 0.0)
     except ZeroDivisionError:
         raise Fail("empty_row") from None
     except ValueError as error:
         raise Fail("log_zero", error=str(error)) from None
     _judge_loss(got, counts, 0.0)
-    _judge_loss(env.bigram.count_loss(counts, 0.5), counts, 0.5)
+    _judge_loss(count_loss_of_copy(env, counts, 0.5), counts, 0.5)
 
 
 class Weights:
@@ -335,25 +341,30 @@ class Case:
         self.parts = row_parts(flat, shape, counts)
         self.pairs = sum(map(sum, counts))
         self.byte_rows = byte_rows
+        self.given: list[list[int]] = []  # the copy of the table last handed to the learner's pair_loss
 
     def label(self, index: int) -> str:
         return repr(chr(index)) if self.byte_rows else str(index)
 
     def call(self, env: Env, w: Any) -> Any:
         """The learner's pair_loss(w, counts) on a copy of the table; Fail if it changes the copy or divides by 0."""
-        given = [list(row) for row in self.counts]
+        self.given = [list(row) for row in self.counts]
         try:
-            loss = env.bigram.pair_loss(w, given)
+            loss = env.bigram.pair_loss(w, self.given)
         except ZeroDivisionError as error:
             raise Fail("empty_row", case=self.text, error=f"ZeroDivisionError: {error}") from None
-        if given != self.counts:
-            changed = sum(1 for row, kept in zip(given, self.counts) if row != kept)
-            raise Fail("changed_counts", case=self.text, rows=changed)
+        self.table_kept()
         if not isinstance(loss, env.tensor.Tensor):
             raise Fail("not_tensor", case=self.text, got=f"{type(loss).__name__} {show(loss)}")
         if tuple(loss.shape) != ():
             raise Fail("shape", case=self.text, got=show(tuple(loss.shape)))
         return loss
+
+    def table_kept(self, when: str = "") -> None:
+        """Fail("changed_counts") if the copy of the table last handed to pair_loss holds other numbers now."""
+        if self.given != self.counts:
+            changed = sum(1 for row, kept in zip(self.given, self.counts) if row != kept)
+            raise Fail("changed_counts", case=self.text, rows=changed, when=when)
 
     def judge_value(self, got: float, expected: float) -> None:
         """Fail with the message naming what a wrong loss did, if it is wrong."""
@@ -425,21 +436,106 @@ def text_case(env: Env) -> tuple[Case, Any]:
     return case, env.tensor.Tensor(nested(flat, (BYTES, BYTES)))
 
 
+PROBE_SHAPE: Shape = (4, 3)
+PROBE_PICKS = [2, 0, 2, 3]  # row 2 twice, row 1 never
+
+
+def rows_probe(env: Env) -> None:
+    """The learner's rows() on its own, on a 4 × 3 W: Fail("rows_values") or Fail("rows_grad") when the rows it
+    picks, or the gradient its rule hands W (called by hand), are not what the checker's own arithmetic gives."""
+    n, m = PROBE_SHAPE
+    flat, seed = numbers(PROBE_SHAPE, 1801), numbers((len(PROBE_PICKS), m), 1802, 0.5, 3.0)
+    shown = {"picks": show(PROBE_PICKS), "w": show(nested(flat, PROBE_SHAPE))}
+    due = [flat[i * m + j] for i in PROBE_PICKS for j in range(m)]
+    try:
+        out = env.tensor.Tensor(nested(flat, PROBE_SHAPE)).rows(list(PROBE_PICKS))
+        got = list(out.data)
+    except Exception as error:  # any failure of rows() itself is the finding
+        raise Fail("rows_values", got=f"{type(error).__name__}: {error}", expected=show(due), **shown) from None
+    if not agree(got, due):
+        raise Fail("rows_values", got=show(got), expected=show(due), **shown)
+    grad = [0.0] * (n * m)
+    for r, i in enumerate(PROBE_PICKS):
+        for j in range(m):
+            grad[i * m + j] += seed[r * m + j]
+    try:
+        (handed,) = rule_grads(out, seed)
+    except Exception as error:  # a rule that fails, or hands back no single gradient, is the finding
+        handed = f"{type(error).__name__}: {error}"
+    if not isinstance(handed, list) or not agree(handed, grad):
+        raise Fail("rows_grad", seed=show(nested(seed, (len(PROBE_PICKS), m))),
+                   got=handed if isinstance(handed, str) else show(nested(handed, PROBE_SHAPE)
+                                                                  if len(handed) == n * m else handed),
+                   expected=show(nested([round(g, 9) for g in grad], PROBE_SHAPE)), **shown)
+
+
+def rule_named(env: Env, case: Case, w: Any) -> None:
+    """Call the rule of a new pair_loss on the case by hand: Fail("one_row") when it raises IndexError and keeps one
+    row's worth of numbers, Fail("lazy") when it hands back a generator."""
+    loss = case.call(env, w)
+    loss.grad = [1.0]
+    shown = {"case": case.text}
+    try:
+        raw = loss._backward(loss)
+    except IndexError as error:
+        v, rows = case.shape[1], len(case.parts)
+        kept = kept_row(loss._backward, rows, v)
+        if kept is not None:
+            raise Fail("one_row", error=f"IndexError: {error}", kept=kept, rows=rows, need=rows * v, **shown) from None
+        return
+    what = lazy_form(raw)
+    if what:
+        raise Fail("lazy", what=what, **shown)
+
+
 def spelled_loss(env: Env, case: Case, w: Any, expected: float, grad: Flat) -> None:
-    """The same loss as w.rows(firsts).cross_entropy(nexts), one row per pair: it must agree with pair_loss."""
+    """The same loss as w.rows(firsts).cross_entropy(nexts), one row per pair: it must agree with pair_loss. When
+    its gradient of W does not, cross_entropy's rule is called by hand, so that the message names the piece at fault."""
     firsts, nexts = (list(column) for column in zip(*pairwise(SLICE)))
     zero_grad(w)
     spelled = w.rows(firsts).cross_entropy(nexts)
-    spelled.backward()
     shown = {"pairs": case.pairs, "text": show(SLICE)}
+    try:
+        spelled.backward()
+    except (TypeError, IndexError) as error:
+        cross_entropy_rule(env, case, w, firsts, nexts, shown)  # names cross_entropy's rule, if it is at fault
+        raise Fail("spelled_broken", error=f"{type(error).__name__}: {error}", **shown) from None
     if not agree([spelled.item()], [expected]):
+        rows_probe(env)  # rows() on its own first: the message below names cross_entropy
         raise Fail("spelled_value", got=show(expected), spelled=show(spelled.item()), **shown)
     got = list(w.grad)
     if not agree(got, grad):
+        cross_entropy_rule(env, case, w, firsts, nexts, shown)
         a = next(a for a in range(BYTES) if not agree(got[a * BYTES:(a + 1) * BYTES], grad[a * BYTES:(a + 1) * BYTES]))
         b = max(range(BYTES), key=lambda b: abs(got[a * BYTES + b] - grad[a * BYTES + b]))
         raise Fail("spelled_grad", row=repr(chr(a)), times=firsts.count(a), column=repr(chr(b)),
                    got=show(got[a * BYTES + b]), expected=show(grad[a * BYTES + b]), **shown)
+
+
+def cross_entropy_rule(env: Env, case: Case, w: Any, firsts: list[int], nexts: list[int],
+                       shown: dict[str, Any]) -> None:
+    """Call the rule of a new w.rows(firsts).cross_entropy(nexts) by hand, with out.grad = [1.0]: Fail when what it
+    hands the picked rows is not (softmax − onehot) / n by the checker's own arithmetic (or is no list at all)."""
+    spelled = w.rows(firsts).cross_entropy(nexts)
+    spelled.grad = [1.0]
+    try:
+        raw = spelled._backward(spelled)
+    except (TypeError, IndexError, ValueError) as error:
+        raise Fail("spelled_rule_broken", what=f"failed with '{type(error).__name__}: {error}'", **shown) from None
+    if not isinstance(raw, (list, tuple)) or len(raw) != 1 or not isinstance(raw[0], (list, tuple)):
+        what = "a tuple holding a generator" if isinstance(raw, tuple) and any(
+            isinstance(g, Iterator) for g in raw) else f"{type(raw).__name__} {show(raw)[:60]}"
+        raise Fail("spelled_rule_broken", what=f"handed back {what}, not one list of numbers in a tuple", **shown)
+    (handed,) = [list(g) for g in raw]
+    n = len(firsts)
+    probs = {a: probs for a, _, _, probs, _ in case.parts}
+    due = [(p - (b == t)) / n for a, t in zip(firsts, nexts) for b, p in enumerate(probs[a])]
+    if agree(handed, due):
+        return
+    k = next(k for k in range(n) if not agree(handed[k * BYTES:(k + 1) * BYTES], due[k * BYTES:(k + 1) * BYTES]))
+    at = {"pair": pair_text(firsts[k], nexts[k]), "index": k, "column": repr(chr(nexts[k])),
+          "got": show(handed[k * BYTES + nexts[k]]), "expected": show(due[k * BYTES + nexts[k]])}
+    raise Fail("spelled_sign" if agree(handed, [-g for g in due]) else "spelled_rule", **at, **shown)
 
 
 def by_learners_values(env: Env, case: Case, scale: float) -> tuple[float, Flat]:
@@ -467,10 +563,21 @@ def pair_loss(env: Env) -> None:
     case, w = text_case(env)
     loss = case.call(env, w)
     expected = sum(n * lse - dot for _, n, lse, _, dot in case.parts) / case.pairs
+    if not agree([loss.data[0]], [expected]):
+        rows_probe(env)  # a fault of rows() (lesson 16) is named before pair_loss is blamed
     case.judge_value(loss.data[0], expected)
     zero_grad(w)
-    loss.backward()
+    try:
+        loss.backward()
+    except (TypeError, IndexError) as error:
+        rule_named(env, case, w)  # a rule that cannot run, named by what it kept or returned
+        raise error from None
+    case.table_kept(" by its backward rule")
+    if not any(w.grad) and any(walk_by_hand(case.call(env, w), [1.0]).of(w)):
+        raise Fail("walk", case=case.text)  # the rules send W a gradient that the learner's backward() loses
     grad = own_grad(case.parts, case.shape, case.counts, 1 / case.pairs)
+    if not agree(list(w.grad), grad):
+        rows_probe(env)
     case.judge_grad(list(w.grad), grad, 1.0)
     spelled_loss(env, case, w, expected, grad)
 
@@ -487,6 +594,7 @@ def pair_loss(env: Env) -> None:
     scaled = loss * UPSTREAM
     zero_grad(w)
     scaled.backward()
+    small.table_kept(" by its backward rule")
     first = list(w.grad)
     small.judge_grad(first, grad, UPSTREAM)
     zero_grad(w)
@@ -494,6 +602,15 @@ def pair_loss(env: Env) -> None:
     if not agree(list(w.grad), first):
         apart = small.row_apart(list(w.grad), first)
         raise Fail("second_backward", case=small.text, row=apart["row"], first=apart["expected"], second=apart["got"])
+    # The caller's table changes after the forward pass: the gradient must not.
+    table = [list(row) for row in SMALL_COUNTS]
+    loss = env.bigram.pair_loss(w, table)
+    for row in table:
+        row[0] += 3
+    zero_grad(w)
+    loss.backward()
+    if not agree(list(w.grad), [g / UPSTREAM for g in grad]):
+        raise Fail("kept_counts", case=small.text)
 
     # Scores of ±1000, rows far apart.
     huge = Case(HUGE, (3, 3), HUGE_COUNTS, "", byte_rows=False)
@@ -511,6 +628,82 @@ def pair_loss(env: Env) -> None:
     grad = own_grad(huge.parts, huge.shape, HUGE_COUNTS, 1 / huge.pairs)
     if not agree(list(w.grad), grad):
         raise Fail("overflow", what=f"gave W the gradient {show(list(w.grad))} where {show(grad)} is right")
+
+
+# --- the gradient reaches W through the learner's engine --------------------------------------------------------
+
+# A second table for the small W, so that W can be used twice in one graph, each use with a share of its own.
+OTHER_COUNTS = [[0, 3, 0, 1, 0], [1, 0, 0, 0, 2], [0, 0, 0, 0, 0], [2, 0, 5, 0, 0]]
+
+
+def summed(env: Env, first: Any, second: Any) -> Any:
+    """first + second as one node made by the checker (Tensor.made, with the checker's own rule): two parents."""
+    return env.tensor.Tensor.made([first.data[0] + second.data[0]], (), (first, second), "+",
+                                  lambda out: ([out.grad[0]], [out.grad[0]]))
+
+
+def small_loss(env: Env, w: Any, counts: list[list[int]] = SMALL_COUNTS) -> Any:
+    """The learner's pair_loss on W and a copy of ``counts``; Fail("no_loss") unless it is a one-number Tensor."""
+    loss = env.bigram.pair_loss(w, [list(row) for row in counts])
+    if not isinstance(loss, env.tensor.Tensor) or len(loss.data) != 1:
+        raise Fail("no_loss")
+    return loss
+
+
+def twice_over(env: Env, w: Any) -> Any:
+    """A graph in which W is used twice: pair_loss(W, SMALL_COUNTS) + pair_loss(W, OTHER_COUNTS)."""
+    return summed(env, small_loss(env, w), small_loss(env, w, OTHER_COUNTS))
+
+
+def grid(flat: Flat) -> str:
+    """A gradient of the small W as its rows, for a message."""
+    return show(nested([round(g, 9) for g in flat], SMALL_SHAPE))
+
+
+def by_rules_and_by_backward(env: Env, build: Callable[[Any], Any]) -> tuple[Any, Flat, Flat]:
+    """W's gradient from the graph ``build(W)``, twice: through its rules called by the checker (on one copy of the
+    graph), then through the learner's backward() (on another). Fail("writes_grad") when a rule wrote a .grad itself."""
+    flat = numbers(SMALL_SHAPE, 43)
+    w = env.tensor.Tensor(nested(flat, SMALL_SHAPE))
+    walk = walk_by_hand(build(w), [1.0], watched=(w,))
+    if walk.written:
+        writer, node = walk.written[0]
+        whose = "W.grad" if node is w else f"the .grad of its parent '{node._op}'"
+        raise Fail("writes_grad", op=writer._op, whose=whose, seen=grid(walk.of(w)))
+    root = build(w)
+    zero_grad(w)
+    root.backward()
+    return w, walk.of(w), list(w.grad)
+
+
+@claim("L18", "through_engine")
+def through_engine(env: Env) -> None:
+    """W's gradient comes back through the learner's rules and backward(): the same as the rules called by hand,
+    the sum of both shares where W is used twice, twice as much after a second pass; the graph frees itself."""
+    w, by_rules, got = by_rules_and_by_backward(env, lambda w: small_loss(env, w))
+    if not agree(got, by_rules):
+        raise Fail("walk", got=grid(got), expected=grid(by_rules))
+    once = got
+    _, by_rules, got = by_rules_and_by_backward(env, lambda w: twice_over(env, w))
+    if not agree(got, by_rules):
+        alone = [b - g for b, g in zip(by_rules, once)]  # the second table's share
+        key = "shared" if agree(got, once) or agree(got, alone) else "walk"
+        raise Fail(key, got=grid(got), expected=grid(by_rules))
+    loss = small_loss(env, w)
+    zero_grad(w)
+    loss.backward()
+    first = list(w.grad)
+    loss.backward()
+    if any(first) and agree(list(w.grad), first):
+        raise Fail("second_pass", got=grid(list(w.grad)), expected=grid([2 * g for g in first]))
+    kept = kept_by_a_cycle(lambda: small_loss(env, w), lambda: walked(small_loss(env, w)))
+    if kept is not None:
+        raise Fail("cycle", after=("", " and its backward()")[kept])
+
+
+def walked(root: Any) -> Any:
+    root.backward()
+    return root
 
 
 # --- pair_loss's work, counted ----------------------------------------------------------------------------------
