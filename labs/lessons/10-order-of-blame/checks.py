@@ -135,10 +135,11 @@ def long_chain(env: Env) -> None:
 
 
 def timed_backward(root: object) -> float:
-    """Seconds that root.backward() took."""
-    start = cpu_clock()
+    """Seconds that root.backward() took, on the wall clock: a walk that follows every path is then stopped by its
+    own message after about as long on a busy machine as on a quiet one, well within the claim's time limit."""
+    start = time.perf_counter()
     root.backward()  # type: ignore[attr-defined]
-    return cpu_clock() - start
+    return time.perf_counter() - start
 
 
 @claim("L10", "ladder")
