@@ -29,7 +29,7 @@ from .test_verdicts import COURSE
 pytestmark = [pytest.mark.alone, pytest.mark.long]  # it slows the browser and compares what the slowing changes
 
 SLOWER = 4.0  # the least slowdown of the worker's Python that counts as a slow device
-SHARES = (0.2, 0.1, 0.05)  # of one core, tried in turn until the worker is SLOWER times slower than unlimited
+SHARES = (0.2, 0.15, 0.1, 0.05)  # of one core, tried in turn until the worker is SLOWER times slower than unlimited
 DEFAULT_SECONDS = 5.0  # a claim's time limit when its lesson.toml sets none
 TIME_SENSITIVE = {"slow"}  # message keys that say a piece took too long
 # Known-wrong pieces beside those chosen below: the table of one row repeated 256 times (every row of W
