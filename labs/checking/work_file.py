@@ -641,8 +641,10 @@ def _check_sizes(files: list[tuple[str, bytes]]) -> None:
     if total <= MAX_INPUT_BYTES:
         return
     if len(files) == 1:
-        raise WorkFileError(f"{_safe(files[0][0])} is {over(total, MAX_INPUT_BYTES)}; a work file or a learner file "
-                            f"has at most {size_text(MAX_INPUT_BYTES)}")
+        name, data = files[0]
+        kind = "learner file" if name.lower().endswith(".py") and not data.startswith(b"PK") else "work file"
+        raise WorkFileError(f"{_safe(name)} is {over(total, MAX_INPUT_BYTES)}; a {kind} has at most "
+                            f"{size_text(MAX_INPUT_BYTES)}")
     raise WorkFileError(f"the {len(files)} files given are {over(total, MAX_INPUT_BYTES)} together; learner files "
                         f"hold at most {size_text(MAX_INPUT_BYTES)} in all")
 

@@ -188,7 +188,7 @@ def export_work(course: Course, folder: Path, out: Path | None, today: date) -> 
     try:
         write_atomic(target, data)
     except OSError as error:
-        raise UsageError(f"cannot write {_path(target)}: {error.strerror}") from None
+        raise UsageError(f"cannot write {_path(target)}: {error.strerror}. That file is as it was") from None
     _print_notes(work)
     _say(f"Saved {len(work.pieces)} of your pieces from {_path(folder / 'ember')}, with answers to "
          f"{len(work.answers)} questions and progress in {len(work.progress)} lessons, in {_path(target)}.")
@@ -214,7 +214,8 @@ def _read_given(paths: list[Path]) -> list[tuple[str, bytes]]:
         if len(data) > left:
             read = MAX_INPUT_BYTES - left + len(data)
             if len(paths) == 1:
-                raise UsageError(f"{_path(path)} is {over(read, MAX_INPUT_BYTES)}; a work file has at most "
+                kind = "learner file" if path.suffix.lower() == ".py" else "work file"
+                raise UsageError(f"{_path(path)} is {over(read, MAX_INPUT_BYTES)}; a {kind} has at most "
                                  f"{size_text(MAX_INPUT_BYTES)}")
             raise UsageError(f"the files given are {over(read, MAX_INPUT_BYTES)} together; learner files hold at "
                              f"most {size_text(MAX_INPUT_BYTES)} in all")
@@ -380,4 +381,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return hints(course, args.lab)
     except (UsageError, CourseError, GapSyntaxError, WorkFileError) as error:
         _say(f"error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # a file that could not be written: it is as it was (see write_atomic)
+        where = f" {_path(error.filename)}" if error.filename else ""
+        _say(f"error: cannot write{where}: {error.strerror or error}. That file is as it was", file=sys.stderr)
         return 2

@@ -379,7 +379,9 @@ def _given_files(value: object) -> list[tuple[str, bytes]]:
         try:
             files.append((name, base64.b64decode(item["data"], validate=True)))
         except (binascii.Error, ValueError):
-            raise ValueError(f"{name} could not be read from the page") from None
+            from labs.checking.files import shown
+
+            raise ValueError(f"{shown(name)} could not be read from the page") from None
     return files
 
 
