@@ -431,3 +431,20 @@ def test_a_write_that_fails_midway_leaves_every_file_as_it_was(
     assert seen
     assert snapshot(folder.parent) == outside and snapshot(folder) == before
     assert temporary_files(folder.parent) == []
+
+
+def test_a_piece_with_a_lone_surrogate_in_the_pages_state_is_a_problem_not_a_crash(session: Session) -> None:
+    exact = {"L10.backward": "        x = 1\n        y = '\ud800'"}
+    for kind in ("check", "run", "module"):
+        payload = {"lab": "L10", "page": "L10", "code": "print(1)", "pieces": {}, "exact": exact}
+        answered = json.loads(session.handle(kind, json.dumps(payload)))
+        problem = answered.get("problem") or answered.get("error") or answered["results"][0]
+        assert "Line 2 of gap L10.backward holds a lone surrogate" in problem["message"], kind
+    assert not list((session.package_dir).glob("scalar.py"))  # nothing was written
+
+
+def test_the_page_saves_and_reads_back_a_work_file_without_a_version(session: Session) -> None:
+    saved = json.loads(session.handle("save_work", json.dumps({"state": page_state(finished_texts(3))})))
+    files = [{"name": saved["name"], "data": saved["data"]}]
+    answered = json.loads(session.handle("read_work", json.dumps({"state": page_state({}), "files": files})))
+    assert answered["preview"]["course_version"] == ""

@@ -31,10 +31,18 @@ API (plain data in and out; ``state`` is the page's saved state as web/src/stora
 - labs/checking/work_merge.py says what reading a work file into a state would do (``preview``), and does it
   (``merge``, ``merged_state``).
 
-Limits, checked before anything is unpacked: :data:`MAX_INPUT_BYTES` for any file read,
-:data:`MAX_ENTRIES` entries, :data:`MAX_ENTRY_BYTES` for an entry and :data:`MAX_TOTAL_BYTES` for all
-of them as declared, and at most :data:`MAX_RATIO` times an entry's compressed size past
-:data:`RATIO_FLOOR`. Entries are read with a bounded read all the same.
+Limits, checked before anything is unpacked: :data:`MAX_INPUT_BYTES` for what is given (one work file, or
+all the learner files given together, at most :data:`MAX_FILES` of them), :data:`MAX_ENTRIES` entries,
+:data:`MAX_ENTRY_BYTES` for an entry and :data:`MAX_TOTAL_BYTES` for all of them as declared, and at most
+:data:`MAX_RATIO` times an entry's compressed size past :data:`RATIO_FLOOR`. Entries are read with a bounded
+read all the same, and so are a terminal folder's files (labs/checking/files.py: at most the limit and one byte,
+never from a device or a pipe).
+
+What is refused besides: ember-work.json nested more than :data:`MAX_DEPTH` deep (measured by a scan of its
+brackets before it is parsed, so that no parser recurses into it), or with a lone surrogate in any text or key;
+counts past :data:`MAX_COUNT` and times past :data:`MAX_TIME`. Answers and progress are taken only as the
+course can mean them (:func:`course_answers`, :func:`course_progress`): the rest is left out or set right, with
+a note. Every name a message or note shows is escaped and cut (labs/checking/files.py's ``shown``).
 """
 
 from __future__ import annotations
@@ -446,7 +454,7 @@ def _read_document(course: Course, data: bytes, shown: str = JSON_NAME) -> _Docu
         raise _field_error(f"must be {COURSE_NAME!r}", "course")
     course_version = document.get("course_version")
     if course_version is not None and not (isinstance(course_version, str)
-                                           and re.fullmatch(r"[0-9A-Za-z._+-]{1,64}", course_version)):
+                                           and re.fullmatch(r"[0-9A-Za-z._+-]{0,64}", course_version)):
         raise _field_error("must be a version (up to 64 letters, digits, '.', '-', '_' or '+') or null",
                            "course_version")
     last = document.get("last")
