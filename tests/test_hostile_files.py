@@ -105,6 +105,8 @@ HOSTILE: dict[str, tuple[Callable[[], Given], str]] = {
     "six large .py files together": (lambda: [(f"f{number}.py", b"#" * (MAX_INPUT_BYTES // 5))
                                               for number in range(6)],
                                      "together; learner files hold at most 4 MiB in all"),
+    "51 files at once": (lambda: [(f"f{number}.py", b"#") for number in range(51)],
+                         "51 files were given; give one work file, or at most 50 learner files"),
     # names that would drive the terminal, and names without end
     "an escape in an entry's name": (lambda: [("work.zip", zip_of({f"ember/../{OSC_TITLE}.py": "x"}))],
                                      "'ember/../\\x1b]0;owned\\x07.py' climbs out of the folder"),
@@ -448,3 +450,13 @@ def test_the_page_saves_and_reads_back_a_work_file_without_a_version(session: Se
     files = [{"name": saved["name"], "data": saved["data"]}]
     answered = json.loads(session.handle("read_work", json.dumps({"state": page_state({}), "files": files})))
     assert answered["preview"]["course_version"] == ""
+
+
+def test_write_atomic_writes_through_a_link_as_a_plain_write_would(tmp_path: Path) -> None:
+    real = tmp_path / "elsewhere.py"
+    real.write_bytes(b"old")
+    link = tmp_path / "scalar.py"
+    link.symlink_to(real)
+    write_atomic(link, b"new")
+    assert link.is_symlink() and real.read_bytes() == b"new"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["elsewhere.py", "scalar.py"]

@@ -105,8 +105,11 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` as the file ``path``: into a new temporary file in the same folder, flushed to disk, then
     moved in place. If anything fails, the file at ``path`` is as it was and no temporary file is left.
 
-    The new file keeps the old one's permissions (a new file gets the usual ones, the umask applied).
+    The new file keeps the old one's permissions (a new file gets the usual ones, the umask applied); a link is
+    written through, to the file it points to, as a plain write would.
     """
+    if path.is_symlink():
+        path = path.resolve()
     old_mode = None
     with contextlib.suppress(FileNotFoundError):
         old_mode = stat.S_IMODE(path.stat().st_mode)
