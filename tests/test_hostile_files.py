@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from labs.checking import files as files_module
-from labs.checking.files import escaped, read_limited, shown, write_atomic
+from labs.checking.files import escaped, over, read_limited, shown, write_atomic
 from labs.checking.work_file import (
     JSON_NAME,
     MAX_DEPTH,
@@ -460,3 +460,24 @@ def test_write_atomic_writes_through_a_link_as_a_plain_write_would(tmp_path: Pat
     write_atomic(link, b"new")
     assert link.is_symlink() and real.read_bytes() == b"new"
     assert sorted(path.name for path in tmp_path.iterdir()) == ["elsewhere.py", "scalar.py"]
+
+
+def test_the_page_refuses_files_far_past_the_limit_before_decoding_them(
+        session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
+    decoded = []
+    real = base64.b64decode
+    monkeypatch.setattr(base64, "b64decode", lambda data, **kw: decoded.append(len(data)) or real(data, **kw))
+    huge = [{"name": "huge.zip", "data": "A" * (12 * 2**20)}]
+    answered = json.loads(session.handle("read_work", json.dumps({"state": {}, "files": huge})))
+    assert answered == {"error": "huge.zip is more than 4 MiB; a work file, or learner files together, hold at most "
+                                 "4 MiB"}
+    several = [{"name": f"f{number}.py", "data": "IyMj" * (2**20 // 2)} for number in range(6)]
+    answered = json.loads(session.handle("read_work", json.dumps({"state": {}, "files": several})))
+    assert answered["error"].startswith("the files given are more than 4 MiB")
+    assert sum(decoded) <= 2 * 4 * 2**20 * 4 // 3
+
+
+def test_a_size_past_its_limit_never_reads_as_the_limit() -> None:
+    assert over(MAX_INPUT_BYTES + 1, MAX_INPUT_BYTES) == "more than 4 MiB"
+    assert over(5 * 2**20, MAX_INPUT_BYTES) == "5 MiB"
+    assert over(int(4.06 * 2**20), MAX_INPUT_BYTES) == "4.1 MiB"
