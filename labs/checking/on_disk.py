@@ -48,9 +48,10 @@ def terminal_offer(path: Path) -> TakeFinished:
 
     def offer(lab: str, fault: EarlierFault) -> str:
         if path.parent.name != "ember":
-            return f"`python -m labs diff {fault.lesson} --file {path}` shows the finished piece beside yours."
+            return (f"`python -m labs diff {fault.lesson} --file {shown(path, PATH_LIMIT)}` shows the finished piece "
+                    "beside yours.")
         folder = path.parent.parent
-        where = "" if folder.resolve() == Path.cwd().resolve() else f" --dir {folder}"
+        where = "" if folder.resolve() == Path.cwd().resolve() else f" --dir {shown(folder, PATH_LIMIT)}"
         return (f"To take the finished piece instead (your file is copied aside first): "
                 f"python -m labs start {lab}{where} --ref-deps {fault.gap}")
 
