@@ -6,7 +6,7 @@ leave half a file.
   and a long name is cut in the middle with an ellipsis.
 - :func:`over` says a size for a message that must not contradict its limit ("more than 4 MiB").
 - :func:`read_limited` reads at most ``limit + 1`` bytes of a regular file, and refuses devices, pipes and
-  sockets before reading anything.
+  sockets before opening them.
 - :func:`write_atomic` writes a file's bytes into a temporary file beside it, flushed to disk, and then puts
   it in place with :func:`os.replace`: a crash leaves the old file or the new one, never a part of either.
 """
@@ -69,36 +69,32 @@ def over(count: int, limit: int) -> str:
     return f"more than {size_text(limit)}" if text == size_text(limit) else text
 
 
+def _refuse_unless_regular(path: Path, mode: int) -> None:
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(21, "Is a directory", str(path))
+    if not stat.S_ISREG(mode):
+        raise ReadRefused(f"{shown(path, PATH_LIMIT)} is not a regular file (a device, a pipe or a socket): "
+                          "give a file saved on disk")
+
+
 def read_limited(path: Path, limit: int) -> bytes:
     """At most ``limit + 1`` bytes of the regular file at ``path`` (the caller refuses more than ``limit``).
 
-    A device, a pipe or a socket is refused without a byte read (a pipe is opened without waiting for a
+    A folder, a device, a pipe or a socket is refused without being opened (so that no read waits for a pipe's
     writer). OSError (FileNotFoundError, IsADirectoryError, ...) passes to the caller.
     """
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-    if path.is_dir():
-        raise IsADirectoryError(21, "Is a directory", str(path))
-    descriptor = os.open(path, flags)
-    try:
-        mode = os.fstat(descriptor).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(21, "Is a directory", str(path))
-        if not stat.S_ISREG(mode):
-            raise ReadRefused(f"{shown(path, PATH_LIMIT)} is not a regular file (a device, a pipe or a socket): "
-                              "give a file saved on disk")
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(descriptor, True)
+    _refuse_unless_regular(path, os.stat(path).st_mode)
+    with open(path, "rb", buffering=0) as stream:
+        _refuse_unless_regular(path, os.fstat(stream.fileno()).st_mode)  # the same file as the one looked at
         chunks: list[bytes] = []
         left = limit + 1
         while left > 0:
-            chunk = os.read(descriptor, min(left, 1024 * 1024))
+            chunk = os.read(stream.fileno(), min(left, 1024 * 1024))
             if not chunk:
                 break
             chunks.append(chunk)
             left -= len(chunk)
         return b"".join(chunks)
-    finally:
-        os.close(descriptor)
 
 
 def write_atomic(path: Path, data: bytes) -> None:
