@@ -53,6 +53,13 @@ def question(lesson: str, index: int = 0) -> str:
     return f"{lesson}.{COURSE.lesson(lesson).questions[index].id}"
 
 
+def option(key: str, right: bool = True, index: int = 0) -> str:
+    """An option of question ``key``: its answer, or its ``index``-th wrong option."""
+    lesson, question_id = key.split(".")
+    found = next(q for q in COURSE.lesson(lesson).questions if q.id == question_id)
+    return found.answer if right else [o.id for o in found.options if o.id != found.answer][index]
+
+
 def finished_texts(lesson: int) -> dict[str, str]:
     return exact_texts(COURSE, finished_pieces(COURSE, lesson))
 
@@ -208,9 +215,10 @@ def test_the_unpacked_work_file_is_a_folder_the_checks_run_on(tmp_path: Path,
 
 def test_answers_progress_seed_origins_and_earlier_stages_are_carried() -> None:
     texts = finished_texts(10)
+    wrong = option(question("L10"), right=False)
     state = page_state(texts, last="L10", seed="0123abcd",
-                       answers={question("L10"): {"option": "b", "correct": False, "everCorrect": False, "tried": ["b"],
-                                              "revealed": True}},
+                       answers={question("L10"): {"option": wrong, "correct": False, "everCorrect": False,
+                                                  "tried": [wrong], "revealed": True}},
                        progress={"L10": {"passed": 2, "total": 5, "done": False, "at": 1_700_000_000_000}})
     state["pieces"]["L07.add"]["origin"] = "finished"
     data = write_work(COURSE, state_work(COURSE, state), VERSION, DAY)
@@ -254,7 +262,7 @@ def save(folder: Path, state: dict, name: str = "work.zip") -> Path:
 def test_import_keeps_the_json_so_that_the_next_export_carries_answers_and_progress(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     key = f"L03.{COURSE.lesson('L03').questions[0].id}"
-    answer = {"option": "x", "correct": True, "everCorrect": True, "tried": [], "revealed": False}
+    answer = {"option": option(key), "correct": True, "everCorrect": True, "tried": [], "revealed": False}
     state = page_state(finished_texts(3), answers={key: answer}, seed="abcdef012345",
                        progress={"L03": {"passed": 4, "total": 4, "done": True, "at": 5}})
     assert main(["import", str(save(tmp_path, state)), "--dir", str(tmp_path / "mine")]) == 0
@@ -385,7 +393,8 @@ BAD: dict[str, tuple[object, str]] = {
     "a seed": (lambda: work_zip(document(seed="XYZ")), "seed must be a learner seed"),
     "not json": (lambda: zip_of({f"{FOLDER}/{JSON_NAME}": "{nope"}), "ember-work.json is not valid JSON"),
     "NaN": (lambda: zip_of({f"{FOLDER}/{JSON_NAME}": '{"format": NaN}'}), "NaN is not a JSON number"),
-    "deep JSON": (lambda: zip_of({f"{FOLDER}/{JSON_NAME}": "[" * 60_000}), "ember-work.json is not valid JSON"),
+    "deep JSON": (lambda: zip_of({f"{FOLDER}/{JSON_NAME}": "[" * 60_000}),
+                  "ember-work.json nests lists or tables more than 16 deep"),
     "broken markers": (lambda: work_zip(document(), {"scalar.py": broken_markers()}),
                        f"{FOLDER}/ember/scalar.py, line"),
     "duplicated markers": (lambda: work_zip(document(), {"scalar.py": duplicated_markers()}), "appears twice"),
@@ -509,19 +518,20 @@ def test_export_of_a_broken_folder_or_the_courses_own_changes_nothing(
 def test_preview_and_merge_say_and_do_what_the_docstring_says() -> None:
     texts = finished_texts(10)
     q1, q2, q3 = question("L10"), question("L10", 1), question("L09")
+    a, b, c, r, z = option(q1, False, 0), option(q1, False, 1), option(q1), option(q2), option(q3, False)
     mine = page_state({"L10.backward": "        mine", "L09.add_backward": texts["L09.add_backward"]}, seed="aaaaaaaa",
-                      answers={q1: {"option": "a", "correct": False, "everCorrect": False, "tried": ["a"],
+                      answers={q1: {"option": a, "correct": False, "everCorrect": False, "tried": [a],
                                     "revealed": False},
-                               q2: {"option": "r", "correct": True, "everCorrect": True, "tried": [],
+                               q2: {"option": r, "correct": True, "everCorrect": True, "tried": [],
                                     "revealed": False}},
                       progress={"L10": {"passed": 1, "total": 5, "done": False, "at": 9},
                                 "L09": {"passed": 4, "total": 4, "done": True, "at": 1}})
     theirs = state_work(COURSE, page_state(
         {"L10.backward": texts["L10.backward"], "L09.add_backward": texts["L09.add_backward"],
          "L08.add_backward": texts["L08.add_backward"]}, seed="bbbbbbbb",
-        answers={q1: {"option": "c", "correct": True, "everCorrect": False, "tried": ["b"], "revealed": True},
-                 q2: {"option": "r", "correct": True, "everCorrect": True, "tried": [], "revealed": False},
-                 q3: {"option": "z", "correct": False, "tried": ["z"]}},
+        answers={q1: {"option": c, "correct": True, "everCorrect": False, "tried": [b], "revealed": True},
+                 q2: {"option": r, "correct": True, "everCorrect": True, "tried": [], "revealed": False},
+                 q3: {"option": z, "correct": False, "tried": [z]}},
         progress={"L10": {"passed": 5, "total": 5, "done": True, "at": 2},
                   "L09": {"passed": 0, "total": 4, "done": False, "at": 99}}))
     view = preview(COURSE, mine, theirs)
@@ -540,7 +550,7 @@ def test_preview_and_merge_say_and_do_what_the_docstring_says() -> None:
     changes = merge(COURSE, mine, theirs)
     assert set(changes["pieces"]) == {"L10.backward", "L08.add_backward"}
     assert changes["aside"] == {"L10.backward": "        mine"}
-    assert changes["answers"][q1] == {"option": "c", "correct": True, "everCorrect": False, "tried": ["a", "b"],
+    assert changes["answers"][q1] == {"option": c, "correct": True, "everCorrect": False, "tried": [a, b],
                                       "revealed": True}
     assert set(changes["answers"]) == {q1, q3}
     assert changes["progress"] == {"L10": {"passed": 5, "total": 5, "done": True, "at": 2}}
@@ -628,14 +638,14 @@ def test_the_course_version_follows_what_ships_and_nothing_else(tmp_path: Path) 
 
 def test_the_page_saves_and_reads_a_work_file_through_the_session(session: Session) -> None:
     q = question("L10")
-    state = page_state(finished_texts(10), answers={q: {"option": "a", "correct": True}}, seed="0a0a0a0a")
+    state = page_state(finished_texts(10), answers={q: {"option": option(q), "correct": True}}, seed="0a0a0a0a")
     saved = json.loads(session.handle("save_work", json.dumps({"state": state, "version": VERSION,
                                                                "today": "2026-12-05"})))
     assert saved["name"] == "ember-work-2026-12-05.zip" and saved["notes"] == []
     files = [{"name": saved["name"], "data": saved["data"]}]
     answer = json.loads(session.handle("read_work", json.dumps({"state": page_state({}), "files": files})))
     assert answer["preview"]["counts"]["new"] == len(state_work(COURSE, state).pieces)
-    assert answer["changes"]["answers"] == {q: {"option": "a", "correct": True}}
+    assert answer["changes"]["answers"] == {q: {"option": option(q), "correct": True}}
     bad = [{"name": "x.zip", "data": base64.b64encode(b"nope").decode()}]
     refused = json.loads(session.handle("read_work", json.dumps({"state": {}, "files": bad})))
     assert "not a zip file" in refused["error"]

@@ -159,18 +159,34 @@ def exact_texts(course: Course, pieces: Pieces) -> Pieces:
     return {gap_id: indented(body, course.regions[gap_id].indent) for gap_id, body in pieces.items()}
 
 
+def _surrogate_line(text: str) -> int | None:
+    """The first 1-based line of a text holding a lone surrogate (half of a character, which no file can hold)."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        if any("\ud800" <= char <= "\udfff" for char in line):
+            return number
+    return None
+
+
 def marker_problem(course: Course, lab: str, work: Work) -> Problem | None:
-    """A problem when an exact text of a gap this lab uses holds a line that looks like a gap marker."""
+    """A problem when the code of a gap this lab uses cannot go in its file: an exact text holds a line that looks
+    like a gap marker, or a text holds a lone surrogate."""
     number = course.lesson(lab).number
-    for gap_id, text in work.exact.items():
+    texts = [(gap_id, text, True) for gap_id, text in work.exact.items()]
+    texts += [(gap_id, text, False) for gap_id, text in work.pieces.items()]
+    for gap_id, text, exact in texts:
         if gap_id not in course.gaps or course.gaps[gap_id].number > number:
             continue
-        lines = marker_lines(text)
+        file = f"ember/{course.gaps[gap_id].file}"
+        lines = marker_lines(text) if exact else []
         if lines:
-            file = f"ember/{course.gaps[gap_id].file}"
             message = (f"Line {lines[0]} of gap {gap_id} looks like a gap marker. The markers belong to the course "
                        "and a gap cannot hold one: change that line or delete it. Nothing of your code was dropped.")
             return Problem("marker", message, gap_id, Place(file, 0, gap_id, lines[0]))
+        line = _surrogate_line(text)
+        if line is not None:
+            message = (f"Line {line} of gap {gap_id} holds a lone surrogate: half of a character, which no file can "
+                       "hold. Retype the characters on that line. Nothing of your code was dropped.")
+            return Problem("marker", message, gap_id, Place(file, 0, gap_id, line))
     return None
 
 

@@ -7,8 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from labs.checking.earlier import EarlierFault
+from labs.checking.files import PATH_LIMIT, ReadRefused, over, read_limited, shown, size_text
 from labs.checking.pipeline import LOAD_HINT_CLI, Report, check_lesson
 from labs.course.model import Course, Lesson
+
+MAX_INPUT_BYTES = 4 * 1024 * 1024  # a learner file read from disk (as labs/checking/work_file.py's)
 
 # How a front end offers the finished piece of an earlier gap at fault: (lab, fault) -> one sentence.
 TakeFinished = Callable[[str, EarlierFault], str]
@@ -19,14 +22,24 @@ class UsageError(Exception):
 
 
 def read_text(path: Path) -> str:
+    """A learner file's text (line ends as Python reads them), read no further than its limit."""
+    name = shown(path, PATH_LIMIT)
     try:
-        return path.read_text(encoding="utf-8")
+        data = read_limited(path, MAX_INPUT_BYTES)
+    except ReadRefused as error:
+        raise UsageError(str(error)) from None
     except FileNotFoundError:
-        raise UsageError(f"no such file: {path} (write one with `python -m labs start L01`)") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{path} is not a UTF-8 text file") from None
+        raise UsageError(f"no such file: {name} (write one with `python -m labs start L01`)") from None
     except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+        raise UsageError(f"cannot read {name}: {error.strerror}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise UsageError(f"{name} is {over(len(data), MAX_INPUT_BYTES)}; a learner file has at most "
+                         f"{size_text(MAX_INPUT_BYTES)}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"{name} is not a UTF-8 text file") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def terminal_offer(path: Path) -> TakeFinished:
@@ -35,9 +48,10 @@ def terminal_offer(path: Path) -> TakeFinished:
 
     def offer(lab: str, fault: EarlierFault) -> str:
         if path.parent.name != "ember":
-            return f"`python -m labs diff {fault.lesson} --file {path}` shows the finished piece beside yours."
+            return (f"`python -m labs diff {fault.lesson} --file {shown(path, PATH_LIMIT)}` shows the finished piece "
+                    "beside yours.")
         folder = path.parent.parent
-        where = "" if folder.resolve() == Path.cwd().resolve() else f" --dir {folder}"
+        where = "" if folder.resolve() == Path.cwd().resolve() else f" --dir {shown(folder, PATH_LIMIT)}"
         return (f"To take the finished piece instead (your file is copied aside first): "
                 f"python -m labs start {lab}{where} --ref-deps {fault.gap}")
 

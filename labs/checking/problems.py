@@ -17,7 +17,7 @@ from labs.course.gaps import Gap, gap_at_line
 
 KINDS = {
     "starter": "a gap the check needs still holds its starter",
-    "marker": "a gap's text holds a line that looks like a gap marker",
+    "marker": "a gap's text holds a line no file can: one that looks like a gap marker, or a lone surrogate",
     "markers": "the gap markers of a file do not pair up",
     "syntax": "the module does not compile",
     "import": "importing the module raised",

@@ -31,10 +31,18 @@ API (plain data in and out; ``state`` is the page's saved state as web/src/stora
 - labs/checking/work_merge.py says what reading a work file into a state would do (``preview``), and does it
   (``merge``, ``merged_state``).
 
-Limits, checked before anything is unpacked: :data:`MAX_INPUT_BYTES` for any file read,
-:data:`MAX_ENTRIES` entries, :data:`MAX_ENTRY_BYTES` for an entry and :data:`MAX_TOTAL_BYTES` for all
-of them as declared, and at most :data:`MAX_RATIO` times an entry's compressed size past
-:data:`RATIO_FLOOR`. Entries are read with a bounded read all the same.
+Limits, checked before anything is unpacked: :data:`MAX_INPUT_BYTES` for what is given (one work file, or
+all the learner files given together, at most :data:`MAX_FILES` of them), :data:`MAX_ENTRIES` entries,
+:data:`MAX_ENTRY_BYTES` for an entry and :data:`MAX_TOTAL_BYTES` for all of them as declared, and at most
+:data:`MAX_RATIO` times an entry's compressed size past :data:`RATIO_FLOOR`. Entries are read with a bounded
+read all the same, and so are a terminal folder's files (labs/checking/files.py: at most the limit and one byte,
+never from a device or a pipe).
+
+What is refused besides: ember-work.json nested more than :data:`MAX_DEPTH` deep (measured by a scan of its
+brackets before it is parsed, so that no parser recurses into it), or with a lone surrogate in any text or key;
+counts past :data:`MAX_COUNT` and times past :data:`MAX_TIME`. Answers and progress are taken only as the
+course can mean them (:func:`course_answers`, :func:`course_progress`): the rest is left out or set right, with
+a note. Every name a message or note shows is escaped and cut (labs/checking/files.py's ``shown``).
 """
 
 from __future__ import annotations
@@ -50,6 +58,8 @@ from datetime import date
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from labs.checking.files import PATH_LIMIT, ReadRefused, over, read_limited, size_text
+from labs.checking.files import shown as _safe
 from labs.checking.learner import INIT_SOURCE, PACKAGE
 from labs.course.gaps import (
     GAP_ID,
@@ -62,7 +72,7 @@ from labs.course.gaps import (
     marker_lines,
     same_piece,
 )
-from labs.course.model import Course, Region, lesson_number
+from labs.course.model import Course, Question, Region, lesson_number
 from labs.course.questions import is_seed
 
 FORMAT = 1  # the newest format of ember-work.json this code reads and writes
@@ -70,12 +80,17 @@ COURSE_NAME = "ember"
 JSON_NAME = "ember-work.json"
 README_NAME = "README.txt"
 ORIGINS = ("own", "finished")
-MAX_INPUT_BYTES = 4 * 1024 * 1024  # a work file or a learner file, as given
+MAX_INPUT_BYTES = 4 * 1024 * 1024  # a work file, or learner files together, as given
+MAX_FILES = 50  # learner files given at once
 MAX_ENTRIES = 200
 MAX_ENTRY_BYTES = 1024 * 1024  # one entry, unpacked
 MAX_TOTAL_BYTES = 8 * 1024 * 1024  # every entry together, unpacked
 MAX_RATIO = 100  # unpacked size / packed size, for an entry above RATIO_FLOOR
 RATIO_FLOOR = 64 * 1024
+MAX_DEPTH = 16  # lists and tables inside one another in ember-work.json (a work file's go 4 deep)
+MAX_COUNT = 10_000  # claims passed or in all, in a lesson's progress
+MAX_TIME = 8_640_000_000_000_000  # the latest time a browser can keep (milliseconds since 1970)
+MAX_LISTED = 10  # names listed in one note or message
 _JUNK_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError, RuntimeError)
 
@@ -123,12 +138,19 @@ def work_file_name(day: date) -> str:
     return f"ember-work-{day.isoformat()}.zip"
 
 
-def size_text(count: int) -> str:
-    """A number of bytes for a message: '4 MiB', '2.5 KiB', '12 bytes'."""
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if count >= scale:
-            return f"{count / scale:.1f}".removesuffix(".0") + f" {unit}"
-    return f"{count} bytes"
+def _listed(names: Iterable[object]) -> str:
+    """Names for a message, each shown safely, at most MAX_LISTED of them."""
+    names = list(names)
+    text = ", ".join(_safe(name) for name in names[:MAX_LISTED])
+    return text + (f" and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else "")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def has_surrogate(text: str) -> bool:
+    """Whether a text holds a lone surrogate (half of a UTF-16 pair: no character, and no UTF-8 either)."""
+    return _SURROGATE.search(text) is not None
 
 
 def _lf(text: str) -> str:
@@ -221,7 +243,7 @@ def _unknown_error(ids: Iterable[str], whose: str = "the work file") -> WorkFile
 
 def _where(*path: str) -> str:
     first, *rest = path
-    return first + "".join(f"[{json.dumps(key, ensure_ascii=False)}]" for key in rest)
+    return first + "".join(f"[{_safe(json.dumps(key, ensure_ascii=False))}]" for key in rest)
 
 
 def _field_error(message: str, *path: str) -> WorkFileError:
@@ -229,11 +251,11 @@ def _field_error(message: str, *path: str) -> WorkFileError:
 
 
 def _is_count(value: object) -> bool:
-    return type(value) is int and value >= 0
+    return type(value) is int and 0 <= value <= MAX_COUNT
 
 
 def _is_time(value: object) -> bool:
-    return type(value) in (int, float) and value == value and abs(value) != float("inf")
+    return type(value) in (int, float) and 0 <= value <= MAX_TIME  # NaN compares false
 
 
 def _answer(key: str, entry: object) -> dict[str, Any]:
@@ -257,12 +279,78 @@ def _progress(key: str, entry: object) -> dict[str, Any]:
         raise _field_error("must be a table", "progress", key)
     for name in ("passed", "total"):
         if not _is_count(entry.get(name)):
-            raise _field_error("must be a whole number, 0 or more", "progress", key, name)
+            raise _field_error(f"must be a whole number from 0 to {MAX_COUNT}", "progress", key, name)
     if not isinstance(entry.get("done"), bool):
         raise _field_error("must be true or false", "progress", key, "done")
     if "at" in entry and not _is_time(entry["at"]):
         raise _field_error("must be a time (milliseconds since 1970)", "progress", key, "at")
     return {name: entry[name] for name in ("passed", "total", "done", "at") if name in entry}
+
+
+def _questions(course: Course) -> dict[str, Question]:
+    return {f"{lesson.id}.{question.id}": question for lesson in course.lessons.values()
+            for question in lesson.questions}
+
+
+def course_answers(course: Course, answers: dict[str, dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The answers the course can mean (read by :func:`_answer`), and notes on the rest: an answer to a question
+    the course does not ask, or naming an option its question does not have, is left out; whether it is right
+    is the course's to say, and tried options are the question's wrong ones."""
+    questions = _questions(course)
+    kept: dict[str, dict[str, Any]] = {}
+    unknown, no_option, corrected = [], [], []
+    for key, entry in answers.items():
+        question = questions.get(key)
+        if question is None:
+            unknown.append(key)
+            continue
+        options = [option.id for option in question.options]
+        if entry["option"] not in options:
+            no_option.append(key)
+            continue
+        fixed = {**entry, "correct": entry["option"] == question.answer}
+        if "tried" in entry:
+            fixed["tried"] = [option for option in dict.fromkeys(entry["tried"])
+                              if option in options and option != question.answer]
+        if fixed != entry:
+            corrected.append(key)
+        kept[key] = fixed
+    notes = []
+    if unknown:
+        notes.append(f"answers to questions this course does not ask were left out: {_listed(sorted(unknown))}")
+    if no_option:
+        notes.append(f"answers naming an option their question does not have were left out: {_listed(no_option)}")
+    if corrected:
+        notes.append("answers marked right or wrong against the course's answer, or with options tried that are not "
+                     f"the question's wrong ones, were set right by the course: {_listed(corrected)}")
+    return kept, notes
+
+
+def course_progress(course: Course, progress: dict[str, dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The progress the course can mean (read by :func:`_progress`), and notes on the rest: a lesson the course
+    does not have, or more claims passed than in all, is left out; a lesson is done when it passed every claim."""
+    kept: dict[str, dict[str, Any]] = {}
+    unknown, impossible, corrected = [], [], []
+    for key, entry in progress.items():
+        if key not in course.lessons:
+            unknown.append(key)
+            continue
+        if entry["passed"] > entry["total"]:
+            impossible.append(key)
+            continue
+        fixed = {**entry, "done": entry["passed"] == entry["total"] > 0}
+        if fixed != entry:
+            corrected.append(key)
+        kept[key] = fixed
+    notes = []
+    if unknown:
+        notes.append(f"progress in lessons this course does not have was left out: {_listed(sorted(unknown))}")
+    if impossible:
+        notes.append(f"progress with more claims passed than in all was left out: {_listed(impossible)}")
+    if corrected:
+        notes.append(f"progress marked done without every claim passed, or the other way, was set right: "
+                     f"{_listed(corrected)}")
+    return kept, notes
 
 
 def _table(document: dict, name: str) -> dict:
@@ -291,12 +379,66 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not a JSON number")
 
 
+_JSON_TOKENS = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def json_depth(text: str, limit: int = MAX_DEPTH) -> int:
+    """How deep a JSON text's lists and tables nest, counted by a scan of its brackets outside strings, without
+    recursion (so that a text nested thousands deep is measured before any parser recurses into it). The scan
+    stops once past ``limit``."""
+    depth = deepest = 0
+    for match in _JSON_TOKENS.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    break
+        elif token in ("]", "}"):
+            depth -= 1
+    return deepest
+
+
+def _surrogate_at(value: object) -> list[str] | None:
+    """Where in parsed JSON a text (or a table's key) holds a lone surrogate: the path of keys, or None."""
+    stack: list[tuple[object, list[str]]] = [(value, [])]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if has_surrogate(item):
+                return path
+        elif isinstance(item, dict):
+            for key, entry in item.items():
+                if has_surrogate(key):
+                    return [*path, key]
+                stack.append((entry, [*path, key]))
+        elif isinstance(item, list):
+            stack.extend((entry, [*path, str(number)]) for number, entry in enumerate(item))
+    return None
+
+
+def _parse(data: bytes, name: str) -> object:
+    """ember-work.json parsed: UTF-8 text, nested at most MAX_DEPTH deep, every text free of lone surrogates."""
+    text = _decode(data, name)
+    if json_depth(text) > MAX_DEPTH:
+        raise WorkFileError(f"{name} nests lists or tables more than {MAX_DEPTH} deep, where a work file's nest "
+                            "4 deep at most: it was not made by ember")
+    try:
+        document = json.loads(text, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as error:
+        raise WorkFileError(f"{name} is not valid JSON ({_safe(error, 200)})") from None
+    at = _surrogate_at(document)
+    if at is not None:
+        where = _where(*at) if at else "the text"
+        raise WorkFileError(f"{name}: {where} holds a lone surrogate (such as \\ud800), which is half of a "
+                            "character and cannot be saved as text: this file was not made by ember")
+    return document
+
+
 def _read_document(course: Course, data: bytes, shown: str = JSON_NAME) -> _Document:
     """Check ember-work.json field by field; a WorkFileError names the first field that is wrong."""
-    try:
-        document = json.loads(_decode(data, shown), parse_constant=_no_constant)
-    except (ValueError, RecursionError) as error:
-        raise WorkFileError(f"{shown} is not valid JSON ({error})") from None
+    document = _parse(data, shown)
     if not isinstance(document, dict):
         raise WorkFileError(f"{shown} must hold a JSON table ({{…}})")
     version = document.get("format")
@@ -308,11 +450,13 @@ def _read_document(course: Course, data: bytes, shown: str = JSON_NAME) -> _Docu
     if document.get("course") != COURSE_NAME:
         name = document.get("course")
         if isinstance(name, str):
-            raise WorkFileError(f"this work file is from another course ({name!r}), not from {COURSE_NAME}")
+            raise WorkFileError(f"this work file is from another course ({_safe(repr(name))}), not from {COURSE_NAME}")
         raise _field_error(f"must be {COURSE_NAME!r}", "course")
     course_version = document.get("course_version")
-    if course_version is not None and not (isinstance(course_version, str) and len(course_version) <= 64):
-        raise _field_error("must be a version (a short text) or null", "course_version")
+    if course_version is not None and not (isinstance(course_version, str)
+                                           and re.fullmatch(r"[0-9A-Za-z._+-]{0,64}", course_version)):
+        raise _field_error("must be a version (up to 64 letters, digits, '.', '-', '_' or '+') or null",
+                           "course_version")
     last = document.get("last")
     if last is not None and not isinstance(last, str):
         raise _field_error("must be a lesson id or null", "last")
@@ -341,22 +485,12 @@ def _read_document(course: Course, data: bytes, shown: str = JSON_NAME) -> _Docu
         if gap_id not in course.regions:
             unknown.append(gap_id)
         origins[gap_id] = origin
-    questions = {f"{lesson.id}.{question.id}" for lesson in course.lessons.values() for question in lesson.questions}
-    answers = {key: _answer(key, entry) for key, entry in _table(document, "answers").items()}
-    progress = {key: _progress(key, entry) for key, entry in _table(document, "progress").items()}
-    notes = []
-    dropped = sorted(key for key in answers if key not in questions)
-    if dropped:
-        notes.append(f"answers to questions this course does not ask were left out: {', '.join(dropped)}")
-    dropped = sorted(key for key in progress if key not in course.lessons)
-    if dropped:
-        notes.append(f"progress in lessons this course does not have was left out: {', '.join(dropped)}")
-    return _Document(
-        course_version, last if last in course.lessons else None, seed, origins, texts,
-        {key: entry for key, entry in answers.items() if key in questions},
-        {key: entry for key, entry in progress.items() if key in course.lessons},
-        tuple(unknown), tuple(notes),
-    )
+    answers, notes = course_answers(
+        course, {key: _answer(key, entry) for key, entry in _table(document, "answers").items()})
+    progress, more = course_progress(
+        course, {key: _progress(key, entry) for key, entry in _table(document, "progress").items()})
+    return _Document(course_version, last if last in course.lessons else None, seed, origins, texts, answers,
+                     progress, tuple(unknown), (*notes, *more))
 
 
 def _work(course: Course, found: _Read, document: _Document | None, whose: str = "the work file") -> WorkFile:
@@ -416,29 +550,31 @@ def _check_entries(infos: list[zipfile.ZipInfo]) -> None:
     seen: set[str] = set()
     total = 0
     for info in infos:
+        entry = _safe(info.filename)
         for name in {info.orig_filename, info.filename}:
             why = _unsafe(name)
             if why:
-                raise WorkFileError(f"the zip's entry {name!r} {why}: a work file holds only files inside its folder")
+                raise WorkFileError(f"the zip's entry {_safe(repr(name))} {why}: a work file holds only files inside "
+                                    "its folder")
         if info.filename in seen:
-            raise WorkFileError(f"the zip holds {info.filename} twice")
+            raise WorkFileError(f"the zip holds {entry} twice")
         seen.add(info.filename)
         if (info.external_attr >> 16) & 0o170000 == 0o120000:
-            raise WorkFileError(f"the zip's entry {info.filename} is a link; a work file holds only files")
+            raise WorkFileError(f"the zip's entry {entry} is a link; a work file holds only files")
         if info.flag_bits & 0x1:
-            raise WorkFileError(f"the zip's entry {info.filename} is encrypted")
+            raise WorkFileError(f"the zip's entry {entry} is encrypted")
         if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
-            raise WorkFileError(f"the zip's entry {info.filename} is packed in a way this course does not read "
+            raise WorkFileError(f"the zip's entry {entry} is packed in a way this course does not read "
                                 f"(method {info.compress_type}): zip it again with the usual settings")
         if info.file_size > MAX_ENTRY_BYTES:
-            raise WorkFileError(f"the zip's entry {info.filename} unpacks to {size_text(info.file_size)}; "
+            raise WorkFileError(f"the zip's entry {entry} unpacks to {over(info.file_size, MAX_ENTRY_BYTES)}; "
                                 f"an entry of a work file has at most {size_text(MAX_ENTRY_BYTES)}")
         if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
-            raise WorkFileError(f"the zip's entry {info.filename} unpacks to over {MAX_RATIO} times its packed size: "
+            raise WorkFileError(f"the zip's entry {entry} unpacks to over {MAX_RATIO} times its packed size: "
                                 "that is not a learner's work (it looks like a zip bomb)")
         total += info.file_size
     if total > MAX_TOTAL_BYTES:
-        raise WorkFileError(f"the zip unpacks to {size_text(total)}; a work file unpacks to at most "
+        raise WorkFileError(f"the zip unpacks to {over(total, MAX_TOTAL_BYTES)}; a work file unpacks to at most "
                             f"{size_text(MAX_TOTAL_BYTES)}")
 
 
@@ -448,9 +584,9 @@ def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
         with archive.open(info) as stream:
             data = stream.read(min(info.file_size, MAX_ENTRY_BYTES) + 1)
     except _ZIP_ERRORS as error:
-        raise WorkFileError(f"the zip's entry {info.filename} is damaged ({error})") from None
+        raise WorkFileError(f"the zip's entry {_safe(info.filename)} is damaged ({_safe(error, 200)})") from None
     if len(data) != info.file_size:
-        raise WorkFileError(f"the zip's entry {info.filename} is damaged (its size is not the one declared)")
+        raise WorkFileError(f"the zip's entry {_safe(info.filename)} is damaged (its size is not the one declared)")
     return data
 
 
@@ -471,13 +607,14 @@ def read_work(data: bytes, course: Course | None = None) -> WorkFile:
     """Read a work file (a zip's bytes); raise WorkFileError saying what was wrong."""
     course = course or _course()
     if len(data) > MAX_INPUT_BYTES:
-        raise WorkFileError(f"the file is {size_text(len(data))}; a work file has at most {size_text(MAX_INPUT_BYTES)}")
+        raise WorkFileError(f"the file is {over(len(data), MAX_INPUT_BYTES)}; a work file has at most "
+                            f"{size_text(MAX_INPUT_BYTES)}")
     if not data.startswith(b"PK"):
         raise WorkFileError("the file is not a zip file: choose the ember-work-….zip you saved, or your .py files")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except _ZIP_ERRORS as error:
-        raise WorkFileError(f"the file is not a zip file, or a damaged one ({error})") from None
+        raise WorkFileError(f"the file is not a zip file, or a damaged one ({_safe(error, 200)})") from None
     with archive:
         infos = archive.infolist()
         _check_entries(infos)
@@ -492,16 +629,32 @@ def read_work(data: bytes, course: Course | None = None) -> WorkFile:
             if name == JSON_NAME:
                 document = _read_document(course, _read_entry(archive, info))
             elif name is not None and path.parent.as_posix() == PACKAGE and path.name in course.reference:
-                text = _decode(_read_entry(archive, info), info.filename)
-                _read_learner_file(course, path.name, info.filename, text, found)
+                text = _decode(_read_entry(archive, info), _safe(info.filename))
+                _read_learner_file(course, path.name, _safe(info.filename), text, found)
             elif name not in (f"{PACKAGE}/__init__.py", README_NAME):
                 left.append(info.filename)
         if left:
-            found.notes.append(f"left out, as no part of a learner's work: {', '.join(left)}")
+            found.notes.append(f"left out, as no part of a learner's work: {_listed(left)}")
     if document is None and not found.files:
         raise WorkFileError(f"the zip holds no ember work: no {JSON_NAME} and none of the course's "
                             f"{PACKAGE}/ files ({', '.join(course.reference)})")
     return _work(course, found, document)
+
+
+def _check_sizes(files: list[tuple[str, bytes]]) -> None:
+    """Refuse more files, or more bytes in all, than a learner's work can hold, before reading any of them."""
+    if len(files) > MAX_FILES:
+        raise WorkFileError(f"{len(files)} files were given; give one work file, or at most {MAX_FILES} learner files")
+    total = sum(len(data) for _, data in files)
+    if total <= MAX_INPUT_BYTES:
+        return
+    if len(files) == 1:
+        name, data = files[0]
+        kind = "learner file" if name.lower().endswith(".py") and not data.startswith(b"PK") else "work file"
+        raise WorkFileError(f"{_safe(name)} is {over(total, MAX_INPUT_BYTES)}; a {kind} has at most "
+                            f"{size_text(MAX_INPUT_BYTES)}")
+    raise WorkFileError(f"the {len(files)} files given are {over(total, MAX_INPUT_BYTES)} together; learner files "
+                        f"hold at most {size_text(MAX_INPUT_BYTES)} in all")
 
 
 def read_work_files(files: list[tuple[str, bytes]], course: Course | None = None) -> WorkFile:
@@ -512,16 +665,16 @@ def read_work_files(files: list[tuple[str, bytes]], course: Course | None = None
     course = course or _course()
     if not files:
         raise WorkFileError("no file was given")
+    _check_sizes(files)
     zips = [name for name, data in files if data.startswith(b"PK") or name.lower().endswith(".zip")]
     if zips:
         if len(files) > 1:
-            raise WorkFileError(f"give either one work file ({zips[0]}) or learner .py files, not both together")
+            raise WorkFileError(f"give either one work file ({_safe(zips[0])}) or learner .py files, "
+                                "not both together")
         return read_work(files[0][1], course)
     found = _Read()
-    for name, data in files:
-        if len(data) > MAX_INPUT_BYTES:
-            raise WorkFileError(f"{name} is {size_text(len(data))}; a learner file has at most "
-                                f"{size_text(MAX_INPUT_BYTES)}")
+    for given, data in files:
+        name = _safe(given)
         text = _lf(_decode(data, name))
         try:
             gaps = find_gaps(text)
@@ -544,28 +697,49 @@ def read_work_files(files: list[tuple[str, bytes]], course: Course | None = None
 # --- a terminal folder, and the page's state -----------------------------------------------------------
 
 
+def read_file(path: Path, limit: int) -> bytes:
+    """A file's bytes, at most ``limit`` of them: a WorkFileError for a larger file, a folder, a device or a pipe."""
+    try:
+        data = read_limited(path, limit)
+    except ReadRefused as error:
+        raise WorkFileError(str(error)) from None
+    except FileNotFoundError:
+        raise WorkFileError(f"no such file: {_safe(path, PATH_LIMIT)}") from None
+    except IsADirectoryError:
+        raise WorkFileError(f"{_safe(path, PATH_LIMIT)} is a folder, not a file") from None
+    except OSError as error:
+        raise WorkFileError(f"cannot read {_safe(path, PATH_LIMIT)}: {error.strerror}") from None
+    if len(data) > limit:
+        raise WorkFileError(f"{_safe(path, PATH_LIMIT)} is {over(len(data), limit)}; at most {size_text(limit)} "
+                            "is read from it")
+    return data
+
+
 def read_folder(course: Course, folder: Path) -> WorkFile:
     """The work in a terminal folder: its ``ember/`` files and the ``ember-work.json`` kept beside them.
 
     A ``"finished"`` origin holds only while its gap still holds the finished piece.
     """
     found = _Read()
+    total = 0
     for name in course.reference:
         path = folder / PACKAGE / name
-        if path.is_file():
-            if path.stat().st_size > MAX_INPUT_BYTES:
-                raise WorkFileError(f"{path} is larger than {size_text(MAX_INPUT_BYTES)}")
-            _read_learner_file(course, name, str(path), _decode(path.read_bytes(), str(path)), found)
+        if path.exists() or path.is_symlink():
+            data = read_file(path, MAX_INPUT_BYTES)
+            total += len(data)
+            if total > MAX_TOTAL_BYTES:
+                raise WorkFileError(f"the learner files in {_safe(folder / PACKAGE, PATH_LIMIT)} are "
+                                    f"{over(total, MAX_TOTAL_BYTES)} together; at most {size_text(MAX_TOTAL_BYTES)}")
+            shown = _safe(path, PATH_LIMIT)
+            _read_learner_file(course, name, shown, _decode(data, shown), found)
     kept = folder / JSON_NAME
     document = None
-    if kept.is_file():
-        if kept.stat().st_size > MAX_ENTRY_BYTES:
-            raise WorkFileError(f"{kept} is larger than {size_text(MAX_ENTRY_BYTES)}")
+    if kept.exists() or kept.is_symlink():
         try:
-            document = _read_document(course, kept.read_bytes(), str(kept))
+            document = _read_document(course, read_file(kept, MAX_ENTRY_BYTES), _safe(kept, PATH_LIMIT))
         except WorkFileError as error:
-            raise WorkFileError(f"{error} (in {kept}: fix it, or move it away)") from None
-    work = _work(course, found, document, str(folder))
+            raise WorkFileError(f"{error} (in {_safe(kept, PATH_LIMIT)}: fix it, or move it away)") from None
+    work = _work(course, found, document, _safe(folder, PATH_LIMIT))
     origins = {gap_id: "finished" if origin == "finished" and same_piece(work.pieces[gap_id],
                                                                           course.gaps[gap_id].finished) else "own"
                for gap_id, origin in work.origins.items()}
@@ -637,15 +811,15 @@ def state_work(course: Course, state: State, lab: str | None = None,
     ``markers``. Pieces for gaps this course does not have are noted and left out."""
     texts, origins, unknown = state_texts(course, state)
     number = course.lesson(lab).number if lab else _furthest(course, state, texts)
-    questions = {f"{lesson.id}.{question.id}" for lesson in course.lessons.values() for question in lesson.questions}
-    answers, progress = state_table(state, "answers"), state_table(state, "progress")
+    answers, _ = course_answers(course, state_table(state, "answers"))  # the page's own: set right quietly
+    progress, _ = course_progress(course, state_table(state, "progress"))
     last, seed = state.get("last"), state.get("seed")
     order = sorted(course.gaps, key=lesson_number)  # lesson by lesson, each in the course's order
     return WorkFile(
         pieces={gap_id: texts[gap_id] for gap_id in order if gap_id in texts},
         origins={gap_id: origins[gap_id] for gap_id in order if gap_id in origins},
-        answers={key: entry for key, entry in answers.items() if key in questions},
-        progress={key: entry for key, entry in progress.items() if key in course.lessons},
+        answers=answers,
+        progress=progress,
         seed=seed if is_seed(seed) else None,
         last=last if isinstance(last, str) and last in course.lessons else None,
         files=tuple(course.reference),
@@ -719,6 +893,10 @@ def write_work(course: Course, work: WorkFile, course_version: str, day: date) -
         if lines:
             raise WorkFileError(f"line {lines[0]} of gap {gap_id} looks like a gap marker: change that line, "
                                 "then save your work again")
+        if has_surrogate(text):
+            line = next(number for number, row in enumerate(text.split("\n"), start=1) if has_surrogate(row))
+            raise WorkFileError(f"line {line} of gap {gap_id} holds a lone surrogate (half of a character), which "
+                                "cannot be saved as text: retype the characters on that line, then save again")
     folder = work_file_name(day).removesuffix(".zip")
     entries = {
         README_NAME: _readme(day),

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
+from labs.checking.files import PATH_LIMIT, ReadRefused, escaped, over, read_limited, shown, write_atomic
 from labs.checking.learner import INIT_SOURCE, Work, earlier_finished, module_sources, read_pieces
 from labs.checking.on_disk import UsageError, check_files, read_text, sources_beside
 from labs.checking.work_file import (
@@ -35,6 +36,22 @@ from labs.course.shipped import course_version
 WORKING_COPY = Path("ember") / "scalar.py"
 
 
+def _path(path: Path | str) -> str:
+    """A path as the terminal shows it: escaped, so that no name in it can move the cursor, set the window's
+    title or write the clipboard, and cut if it is very long."""
+    return shown(path, PATH_LIMIT)
+
+
+def _say(text: str, file: object = None) -> None:
+    """Print one line (every control character in it shown as an escape)."""
+    print(escaped(text), file=file or sys.stdout)  # type: ignore[arg-type]
+
+
+def _write(path: Path, text: str) -> None:
+    """Write a text file atomically: the old file stays whole until the new one is complete."""
+    write_atomic(path, text.encode("utf-8"))
+
+
 def _is_reference(path: Path) -> bool:
     return path.resolve().parent == REFERENCE_DIR
 
@@ -54,7 +71,7 @@ def _existing_pieces(course: Course, folder: Path) -> dict[str, str]:
                 pieces |= read_pieces(course, read_text(path))
             except GapSyntaxError as error:
                 raise UsageError(
-                    f"{path}: the gap markers are broken ({error}); fix them or move the file away"
+                    f"{_path(path)}: the gap markers are broken ({error}); fix them or move the file away"
                 ) from None
     return pieces
 
@@ -64,7 +81,14 @@ def _copy_aside(path: Path) -> Path:
     number = 1
     while (backup := path.with_name(f"{path.name}.{number}.bak")).exists():
         number += 1
-    backup.write_bytes(path.read_bytes())
+    try:
+        data = read_limited(path, MAX_INPUT_BYTES)
+    except OSError as error:
+        raise UsageError(f"cannot copy {_path(path)} aside: {error}") from None
+    if len(data) > MAX_INPUT_BYTES:
+        raise UsageError(f"{_path(path)} is {over(len(data), MAX_INPUT_BYTES)}; a learner file has at most "
+                         f"{size_text(MAX_INPUT_BYTES)}: move it away, then try again")
+    write_atomic(backup, data)
     return backup
 
 
@@ -79,9 +103,9 @@ def _back_up_if_losing(course: Course, path: Path, kept: dict[str, str], replace
         return
     backup = _copy_aside(path)
     mine = [gap_id for gap_id in old if gap_id in replaced]
-    why = f"Your {', '.join(mine)} in {path} is replaced" if mine else \
-        f"Some of your pieces in {path} belong to later lessons"
-    print(f"{why}; the whole file is kept as {backup}.")
+    why = f"Your {', '.join(mine)} in {_path(path)} is replaced" if mine else \
+        f"Some of your pieces in {_path(path)} belong to later lessons"
+    _say(f"{why}; the whole file is kept as {_path(backup)}.")
 
 
 def _replaced(course: Course, lab: str, gap_ids: Sequence[str]) -> dict[str, str]:
@@ -108,7 +132,7 @@ def start(course: Course, lab: str, folder: Path, ref_deps: Sequence[str] | None
     target.mkdir(parents=True, exist_ok=True)
     init = target / "__init__.py"
     if not init.exists():
-        init.write_text(INIT_SOURCE, encoding="utf-8")
+        _write(init, INIT_SOURCE)
     filled: dict[str, str] = {}
     if ref_deps is not None:
         filled = earlier_finished(course, lesson.id, Work(pieces)).missing
@@ -120,10 +144,10 @@ def start(course: Course, lab: str, folder: Path, ref_deps: Sequence[str] | None
         path = target / name
         if path.exists():
             _back_up_if_losing(course, path, kept, tuple(replaced))
-        path.write_text(source, encoding="utf-8")
+        _write(path, source)
     kept = sorted(gap for gap in pieces if lesson_number(gap) < lesson.number and gap not in replaced)
-    names = ", ".join(str(target / name) for name in course.reference)
-    print(f"Wrote {names} as lab {lesson.id} starts: {lesson.title}.")
+    names = ", ".join(_path(target / name) for name in course.reference)
+    _say(f"Wrote {names} as lab {lesson.id} starts: {lesson.title}.")
     print(f"Your gaps in this lab: {', '.join(lesson.gaps)}.")
     if kept:
         print(f"Kept {len(kept)} of your pieces from earlier lessons.")
@@ -146,7 +170,7 @@ def _folder_work(course: Course, folder: Path) -> WorkFile:
 
 def _print_notes(work: WorkFile) -> None:
     for note in work.notes:
-        print(f"Note: {note}.")
+        _say(f"Note: {note}.")
 
 
 def export_work(course: Course, folder: Path, out: Path | None, today: date) -> int:
@@ -154,35 +178,50 @@ def export_work(course: Course, folder: Path, out: Path | None, today: date) -> 
     _refuse_reference(folder / "ember")
     work = _folder_work(course, folder)
     if not work.files:
-        raise UsageError(f"{folder / 'ember'} holds none of your learner files; write them with "
-                         f"`python -m labs start L01 --dir {folder}`")
+        raise UsageError(f"{_path(folder / 'ember')} holds none of your learner files; write them with "
+                         f"`python -m labs start L01 --dir {_path(folder)}`")
     data = write_work(course, work, course_version(), today)
     name = work_file_name(today)
     target = out or Path(name)
     if target.is_dir():
         target = target / name
     try:
-        target.write_bytes(data)
+        write_atomic(target, data)
     except OSError as error:
-        raise UsageError(f"cannot write {target}: {error.strerror}") from None
+        raise UsageError(f"cannot write {_path(target)}: {error.strerror}. That file is as it was") from None
     _print_notes(work)
-    print(f"Saved {len(work.pieces)} of your pieces from {folder / 'ember'}, with answers to {len(work.answers)} "
-          f"questions and progress in {len(work.progress)} lessons, in {target}.")
+    _say(f"Saved {len(work.pieces)} of your pieces from {_path(folder / 'ember')}, with answers to "
+         f"{len(work.answers)} questions and progress in {len(work.progress)} lessons, in {_path(target)}.")
     return 0
 
 
-def _read_given(path: Path) -> tuple[str, bytes]:
-    try:
-        size = path.stat().st_size
-        if size > MAX_INPUT_BYTES:
-            raise UsageError(f"{path} is {size_text(size)}; a work file has at most {size_text(MAX_INPUT_BYTES)}")
-        return path.name, path.read_bytes()
-    except FileNotFoundError:
-        raise UsageError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise UsageError(f"{path} is a folder: give the work file (ember-work-….zip) or your .py files") from None
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror}") from None
+def _read_given(paths: list[Path]) -> list[tuple[str, bytes]]:
+    """The files given on the command line, read no further than MAX_INPUT_BYTES in all."""
+    files: list[tuple[str, bytes]] = []
+    left = MAX_INPUT_BYTES
+    for path in paths:
+        try:
+            data = read_limited(path, left)
+        except ReadRefused as error:
+            raise UsageError(str(error)) from None
+        except FileNotFoundError:
+            raise UsageError(f"no such file: {_path(path)}") from None
+        except IsADirectoryError:
+            raise UsageError(f"{_path(path)} is a folder: give the work file (ember-work-….zip) or your .py "
+                             "files") from None
+        except OSError as error:
+            raise UsageError(f"cannot read {_path(path)}: {error.strerror}") from None
+        if len(data) > left:
+            read = MAX_INPUT_BYTES - left + len(data)
+            if len(paths) == 1:
+                kind = "learner file" if path.suffix.lower() == ".py" else "work file"
+                raise UsageError(f"{_path(path)} is {over(read, MAX_INPUT_BYTES)}; a {kind} has at most "
+                                 f"{size_text(MAX_INPUT_BYTES)}")
+            raise UsageError(f"the files given are {over(read, MAX_INPUT_BYTES)} together; learner files hold at "
+                             f"most {size_text(MAX_INPUT_BYTES)} in all")
+        left -= len(data)
+        files.append((path.name, data))
+    return files
 
 
 def _loses_work(course: Course, name: str, current: WorkFile, new_source: str) -> bool:
@@ -201,32 +240,41 @@ def import_work(course: Course, given: list[Path], folder: Path) -> int:
     pieces would be lost, and keep the file's answers and progress in the folder for the next export."""
     target = folder / "ember"
     _refuse_reference(target)
-    work = read_work_files([_read_given(path) for path in given], course)
+    work = read_work_files(_read_given(given), course)
     current = _folder_work(course, folder)
     state = current.state()
     view = preview(course, state, work)
     result = state_work(course, merged_state(state, merge(course, state, work)),
                         markers={**current.markers, **work.markers})
     sources = learner_sources(course, result, work.files)
+    on_disk = [name for name in course.reference if name in sources or (target / name).is_file()]
+    kept = folder / JSON_NAME
+    # Every byte to write is made before the first is written: a text that cannot be saved stops it here.
+    document = document_text(work_document(course, result, course_version(), on_disk))
+    try:
+        outputs = {name: source.encode("utf-8") for name, source in sources.items()}
+        kept_bytes = document.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError("the work holds a lone surrogate (half of a character), which cannot be saved as text. "
+                         "Nothing was written") from None
     target.mkdir(parents=True, exist_ok=True)
     init = target / "__init__.py"
     if not init.exists():
-        init.write_text(INIT_SOURCE, encoding="utf-8")
-    for name, source in sources.items():
+        _write(init, INIT_SOURCE)
+    for name, data in outputs.items():
         path = target / name
-        if path.exists() and _loses_work(course, name, current, source):
-            print(f"Your {path} held code the work file does not; the whole file is kept as {_copy_aside(path)}.")
-        path.write_text(source, encoding="utf-8")
-    on_disk = [name for name in course.reference if (target / name).is_file()]
-    kept = folder / JSON_NAME
-    kept.write_text(document_text(work_document(course, result, course_version(), on_disk)), encoding="utf-8")
+        if path.exists() and _loses_work(course, name, current, sources[name]):
+            _say(f"Your {_path(path)} held code the work file does not; the whole file is kept as "
+                 f"{_path(_copy_aside(path))}.")
+        write_atomic(path, data)
+    write_atomic(kept, kept_bytes)
     _print_notes(work)
     counts = view["counts"]
     files = ", ".join(sources) or "no learner file"
-    print(f"Wrote {files} in {target} from {', '.join(str(path) for path in given)}: {counts['new']} gaps new, "
-          f"{counts['changed']} changed, {counts['same']} the same.")
-    print(f"Answers to {len(result.answers)} questions and progress in {len(result.progress)} lessons are kept "
-          f"in {kept} for your next export.")
+    _say(f"Wrote {files} in {_path(target)} from {', '.join(_path(path) for path in given)}: {counts['new']} gaps "
+         f"new, {counts['changed']} changed, {counts['same']} the same.")
+    _say(f"Answers to {len(result.answers)} questions and progress in {len(result.progress)} lessons are kept "
+         f"in {_path(kept)} for your next export.")
     return 0
 
 
@@ -332,5 +380,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return import_work(course, args.files, args.dir)
         return hints(course, args.lab)
     except (UsageError, CourseError, GapSyntaxError, WorkFileError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        _say(f"error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:  # a file that could not be written: it is as it was (see write_atomic)
+        where = f" {_path(error.filename)}" if error.filename else ""
+        _say(f"error: cannot write{where}: {error.strerror or error}. That file is as it was", file=sys.stderr)
         return 2

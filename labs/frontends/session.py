@@ -365,21 +365,35 @@ def _table(value: object) -> dict[str, Any]:
 
 
 def _given_files(value: object) -> list[tuple[str, bytes]]:
-    """The files a learner chose, from request data: [{name, data (base64)}] -> [(name, bytes)]."""
+    """The files a learner chose, from request data: [{name, data (base64)}] -> [(name, bytes)].
+
+    Files far past the work file's limit (twice it, by their base64's length) are refused before they are decoded;
+    the reader refuses the rest with their sizes (labs/checking/work_file.py)."""
     import base64
     import binascii
 
+    from labs.checking.files import shown, size_text
+    from labs.checking.work_file import MAX_FILES, MAX_INPUT_BYTES, WorkFileError
+
     if not isinstance(value, list):
         return []
+    if len(value) > MAX_FILES:
+        raise WorkFileError(f"{len(value)} files were given; give one work file, or at most {MAX_FILES} learner files")
     files = []
+    encoded = 0
     for item in value:
         if not isinstance(item, dict) or not isinstance(item.get("data"), str):
             raise ValueError("a chosen file came without its content")
         name = str(item.get("name") or "file")
+        encoded += len(item["data"])
+        if encoded // 4 * 3 > 2 * MAX_INPUT_BYTES:
+            whose = f"{shown(name)} is" if len(value) == 1 else "the files given are"
+            raise ValueError(f"{whose} more than {size_text(MAX_INPUT_BYTES)}; a work file, or learner files "
+                             f"together, hold at most {size_text(MAX_INPUT_BYTES)}")
         try:
             files.append((name, base64.b64decode(item["data"], validate=True)))
         except (binascii.Error, ValueError):
-            raise ValueError(f"{name} could not be read from the page") from None
+            raise ValueError(f"{shown(name)} could not be read from the page") from None
     return files
 
 
