@@ -26,6 +26,7 @@ from .harness import LESSON_10, ROOT, Watch, watched_context
 from .learner import (
     BOOT_MS,
     RUN_MS,
+    go_to_gap,
     lab_editor,
     load_finished_pieces,
     open_page,
@@ -38,6 +39,7 @@ from .test_access import in_every_look
 COURSE = load_course()
 QUESTIONS = [f"L10.{question.id}" for question in COURSE.lesson("L10").questions]
 TYPED = COURSE.gaps["L10.backward"].finished.rstrip("\n") + "\n\t# a tab, then spaces  \n# é中😀"
+LESSON_09 = "lessons/09-many-paths-one-sum/"
 KEY = "ember:v1"
 BEFORE = "ember:before-import"
 # What the site stores for Python's start; every other "ember:" key is the learner's work or about it.
@@ -315,13 +317,13 @@ def test_undo_takes_back_only_what_the_import_wrote_and_keeps_what_was_typed_sin
                        progress={"L10": {"passed": 1, "total": 6, "done": False, "at": 5}})
     page.goto(base_url)
     page.evaluate("([key, raw]) => localStorage.setItem(key, raw)", [KEY, json.dumps(state)])
-    open_page(page, base_url + LESSON_10)
+    open_page(page, base_url + LESSON_09)
     wait_for_lab(page)
-    theirs = {"L10.backward": "        pass  # theirs\n", "L09.add_backward": "        x = 'theirs'\n",
-              "L08.add_backward": "        y = 'theirs'\n"}
+    theirs = {"L08.add_backward": "        y = 'theirs'\n", "L09.add_backward": "        x = 'theirs'\n",
+              "L09.mul_backward": "        m = 'theirs'\n", "L10.backward": "        pass  # theirs\n"}
     their_answer = {"option": "b", "correct": True, "everCorrect": True, "tried": [], "revealed": False}
     their_progress = {"passed": 3, "total": 7, "done": False, "at": 9}
-    good = work_file(page_state(theirs, answers={QUESTIONS[1]: their_answer}, progress={"L09": their_progress}))
+    good = work_file(page_state(theirs, answers={QUESTIONS[1]: their_answer}, progress={"L11": their_progress}))
     choose(page, ("theirs.zip", good))
     shown = preview(page)
     runs = shown.get_by_text("The code you bring in runs in this page's Python when you press Run or Run checks")
@@ -330,10 +332,11 @@ def test_undo_takes_back_only_what_the_import_wrote_and_keeps_what_was_typed_sin
     shown.get_by_role("button", name="Apply").click()
     expect(work_box(page).locator(".ember-work-status")).to_contain_text("Brought in from theirs.zip")
     assert codes(saved_state(page)) == theirs
+    expect(go_to_gap(page, "L09.add_backward")).to_contain_text("x = 'theirs'")
 
-    # Later work: typed here in lesson 10, and in lesson 08 in another tab of the same browser.
-    type_into_gap(page, "L10.backward", "pass  # typed here after the import")
-    wait_for_piece(page, "L10.backward", "typed here after the import")
+    # Later work: typed here in lesson 09, and in lesson 08 in another tab of the same browser.
+    type_into_gap(page, "L09.mul_backward", "m = 'typed here after the import'")
+    wait_for_piece(page, "L09.mul_backward", "typed here after the import")
     other = page.context.new_page()
     try:
         open_page(other, base_url + "lessons/08-blame-flows-backward/")
@@ -342,51 +345,57 @@ def test_undo_takes_back_only_what_the_import_wrote_and_keeps_what_was_typed_sin
         type_into_gap(other, "L08.add_backward", "z = 'typed in another tab'")
         wait_for_piece(page, "L08.add_backward", "typed in another tab")
 
-        # Undo says first what it takes back and what it keeps; Escape leaves everything as it is.
-        before = stored(page)
-        work_box(page).get_by_role("button", name="Undo the import…").click()
-        asked = work_box(page).get_by_role("region", name="Undo the import?")
+        # Undo, in the other tab, says first what it takes back and what it keeps; Escape leaves everything as it is.
+        before = stored(other)
+        work_box(other).get_by_role("button", name="Undo the import…").click()
+        asked = work_box(other).get_by_role("region", name="Undo the import?")
         expect(asked.locator("h4")).to_be_focused()
         back, kept = asked.locator(".ember-undo-back li"), asked.locator(".ember-undo-kept li")
-        expect(back).to_have_text(["your code in L09.add_backward", "your answer to question 2 of L10",
-                                   "progress in L09"])
-        expect(kept).to_have_text(["your code in L08.add_backward", "your code in L10.backward"])
-        assert stored(page) == before
-        page.keyboard.press("Escape")
+        expect(back).to_have_text(["your code in L09.add_backward", "your code in L10.backward",
+                                   "your answer to question 2 of L10", "progress in L11"])
+        expect(kept).to_have_text(["your code in L08.add_backward", "your code in L09.mul_backward"])
+        assert stored(other) == before
+        other.keyboard.press("Escape")
         expect(asked).to_be_hidden()
-        undo = work_box(page).get_by_role("button", name="Undo the import…")
+        undo = work_box(other).get_by_role("button", name="Undo the import…")
         expect(undo).to_be_focused()
-        assert stored(page) == before
+        assert stored(other) == before
 
         # By keyboard: Enter opens the question again, Tab reaches "Take them back"; axe finds nothing to mend in
         # either colour scheme; Enter takes them back.
-        page.keyboard.press("Enter")
+        other.keyboard.press("Enter")
         expect(asked.locator("h4")).to_be_focused()
-        page.keyboard.press("Tab")
+        other.keyboard.press("Tab")
         take_back = asked.get_by_role("button", name="Take them back")
         expect(take_back).to_be_focused()
-        found = in_every_look(page)
+        found = in_every_look(other)
         assert not found, found
-        page.set_viewport_size({"width": 1200, "height": 900})
-        assert stored(page) == before
+        other.set_viewport_size({"width": 1200, "height": 900})
+        assert stored(other) == before
         take_back.focus()
-        page.keyboard.press("Enter")
-        status = work_box(page).locator(".ember-work-status")
-        expect(status).to_contain_text("Undone: your code in L09.add_backward")
+        other.keyboard.press("Enter")
+        status = work_box(other).locator(".ember-work-status")
+        expect(status).to_contain_text("Undone: your code in L09.add_backward, your code in L10.backward")
         expect(status).to_contain_text("Kept as you changed them since: your code in L08.add_backward and your "
-                                       "code in L10.backward.")
-        after = saved_state(page)
-        assert codes(after)["L09.add_backward"] == MINE["L09.add_backward"]  # the import's own change, taken back
-        assert "typed here after the import" in codes(after)["L10.backward"]  # later work, kept
+                                       "code in L09.mul_backward.")
+        after = saved_state(other)
+        assert codes(after) == {  # the import's own changes taken back; later work kept
+            "L08.add_backward": after["pieces"]["L08.add_backward"]["code"],
+            "L09.add_backward": MINE["L09.add_backward"], "L10.backward": MINE["L10.backward"],
+            "L09.mul_backward": after["pieces"]["L09.mul_backward"]["code"]}
         assert "typed in another tab" in codes(after)["L08.add_backward"]
+        assert "typed here after the import" in codes(after)["L09.mul_backward"]
         assert after["answers"] == answered  # the file's answer gone, the learner's as it was
-        assert "L09" not in after["progress"] and after["progress"]["L10"] == state["progress"]["L10"]
+        assert "L11" not in after["progress"] and after["progress"]["L10"] == state["progress"]["L10"]
         assert after["seed"] == state["seed"]
-        assert BEFORE not in stored(page)
+        assert BEFORE not in stored(other)
         expect(undo).to_have_count(0)
-        expect(work_box(other).get_by_role("button", name="Undo the import…")).to_have_count(0)  # the other tab heard
+        # The tab that brought the file in follows: no offer to undo, its lab showing the piece put back, and that
+        # piece not taken for a rival's (nothing kept in two versions).
+        expect(work_box(page).get_by_role("button", name="Undo the import…")).to_have_count(0)
+        expect(go_to_gap(page, "L09.add_backward")).to_contain_text("x = 'mine'")
         expect(lab_editor(other)).to_contain_text("typed in another tab")
-        expect(lab_editor(page)).to_contain_text("typed here after the import")
+        assert "conflicts" not in saved_state(page)
     finally:
         other.close()
 
@@ -412,6 +421,7 @@ def test_a_whole_import_too_large_or_a_work_file_nested_too_deep_is_refused_befo
         ([(LONG_NAME, b"#" * (4 * mib + 1))], CLIPPED, f"{CLIPPED} is larger than 4 MiB, the most a work file can be."),
         ([("deep.zip", zip_of({f"{FOLDER}/ember-work.json": DEEP}))], "deep.zip", nested),
         ([("deep-stored.zip", zip_of({"ember-work.json": DEEP}, zipfile.ZIP_STORED))], "deep-stored.zip", nested),
+        ([("deep-shifted.zip", b"PK\0\0" + zip_of({"ember-work.json": DEEP}))], "deep-shifted.zip", nested),
     ]
     for files, names, said in cases:
         choose(page, *files)

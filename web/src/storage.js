@@ -891,9 +891,12 @@ export function applyImport(changes, version, names = []) {
   record = record || { at: 0, names: [], raw: memory ? undefined : rawBefore, pieces: {}, answers: {}, progress: {} };
   record.at = Date.now();
   record.names = [...record.names, ...names];
+  const at = Date.now().toString(36);
   for (const [gap, { code, origin }] of Object.entries(changes.pieces)) {
     const before = state.pieces[gap];
-    const piece = { ...typed(code, version, before), origin }; // origin: "own", or "finished" for a finished piece
+    // Written on top of the stored piece, as typed text is, under a rev of no tab's: every tab follows it, and
+    // follows Undo's putting back the piece from before (origin: "own", or "finished" for a finished piece).
+    const piece = { ...typed(code, version, before), rev: `import.${at}.${gap}`, origin };
     remember(record.pieces, gap, before, piece, holdsPiece);
     state.pieces[gap] = piece;
   }

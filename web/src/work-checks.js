@@ -121,13 +121,16 @@ function workJsonEntries(bytes) {
   if (end < stop) return [];
   const names = new TextDecoder();
   const found = [];
-  let at = view.getUint32(end + 16, true);
+  // Bytes before the zip itself (as Python's zipfile allows) shift every offset its directory gives.
+  const shift = end - view.getUint32(end + 12, true) - view.getUint32(end + 16, true);
+  if (shift < 0) return [];
+  let at = view.getUint32(end + 16, true) + shift;
   for (let left = view.getUint16(end + 10, true); left > 0; left--) {
     if (at + 46 > bytes.length || view.getUint32(at, true) !== DIRECTORY_ENTRY) break;
     const method = view.getUint16(at + 10, true);
     const packed = view.getUint32(at + 20, true);
     const nameLength = view.getUint16(at + 28, true);
-    const local = view.getUint32(at + 42, true);
+    const local = view.getUint32(at + 42, true) + shift;
     const name = names.decode(bytes.subarray(at + 46, at + 46 + nameLength));
     at += 46 + nameLength + view.getUint16(at + 30, true) + view.getUint16(at + 32, true);
     if (name !== JSON_NAME && !name.endsWith(`/${JSON_NAME}`)) continue;

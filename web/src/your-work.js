@@ -147,6 +147,7 @@ class YourWork {
       this.undoBox,
     );
     this.confirming = false; // the question whether to undo is open
+    this.undoShows = ""; // the import the undo box offers to undo ("" for none)
     const onStorage = () => {
       if (shown !== this)
         window.removeEventListener(storage.STORAGE_EVENT, onStorage); // another page's box now
@@ -383,9 +384,12 @@ class YourWork {
    * and a way to keep the new work. An import whose every change was changed since is simply kept.
    */
   showUndo() {
-    this.confirming = false;
     const plan = storage.undoPlan();
     if (plan && !plan.back.length) storage.keepImport(); // nothing of it left to take back
+    const shows = plan?.back.length ? `${plan.at} ${plan.names.join("\n")}` : "";
+    if (!this.confirming && shows === this.undoShows) return; // the same offer: keep its buttons (and focus)
+    this.confirming = false;
+    this.undoShows = shows;
     if (!plan?.back.length) {
       this.undoBox.replaceChildren();
       return;
