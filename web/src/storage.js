@@ -764,17 +764,22 @@ function asideStore() {
 }
 
 /**
- * A short digest of a text (FNV-1a, 32 bits, with its length): whether the stored state is still the one an import
- * wrote.
+ * A short digest of a text (its length and two 32-bit FNV-1a hashes, from two starts): whether the stored state is
+ * still the very one an import wrote.
  *
  * @param {string | null} text
  * @returns {string}
  */
 function digest(text) {
   if (text === null) return "none";
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return `${text.length}:${(hash >>> 0).toString(16)}`;
+  let one = 0x811c9dc5;
+  let two = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    one = Math.imul(one ^ code, 0x01000193);
+    two = Math.imul(two ^ code, 0x01000193) ^ (two >>> 15);
+  }
+  return `${text.length}:${(one >>> 0).toString(16)}:${(two >>> 0).toString(16)}`;
 }
 
 /**
@@ -983,15 +988,6 @@ export function undoPlan() {
 }
 
 /**
- * Whether an import can be undone (it is recorded, and not yet kept).
- *
- * @returns {boolean}
- */
-export function importUndoable() {
-  return importRecord() !== null;
-}
-
-/**
  * Take back what the import wrote where it still holds it, keep everything changed since, and forget the record.
  * While nothing at all changed since the import, the very text stored before it comes back. Answers what was done
  * (null when there was no import to undo).
@@ -1019,7 +1015,6 @@ export function undoImport() {
       const { plan, undone } = undoing(record, state);
       done = plan;
       Object.assign(state, undone);
-      if (undone.conflicts === undefined) delete state.conflicts;
       return plan.back.length > 0;
     });
   }

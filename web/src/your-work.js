@@ -395,6 +395,7 @@ class YourWork {
       return;
     }
     const when = new Date(plan.at).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+    const files = someWords(plan.names.map((/** @type {string} */ name) => clip(name)));
     const undo = el(
       "button",
       { class: "md-button", type: "button", onclick: () => this.confirmUndo() },
@@ -417,8 +418,8 @@ class YourWork {
     this.undoBox.replaceChildren(
       el("p", {
         text:
-          `You brought in ${someWords(plan.names.map((/** @type {string} */ name) => clip(name)))} (${when}). Until you keep the new ` +
-          "work, Undo can take back what the import changed; anything you changed since stays.",
+          `You brought in ${files} (${when}). Until you keep the new work, Undo can take back what the import ` +
+          "changed; anything you changed since stays.",
       }),
       el("div", { class: "ember-toolbar" }, undo, keep),
     );
