@@ -431,3 +431,32 @@ def test_a_whole_import_too_large_or_a_work_file_nested_too_deep_is_refused_befo
         assert len(error.inner_text()) < 400  # no name comes back whole
         assert stored(page) == before, names
     assert page.evaluate("document.documentElement.dataset.python") == "off"  # Python was never asked
+
+
+def test_a_second_import_before_keeping_the_first_is_undone_with_it_and_work_between_them_stays(
+        page: Page, base_url: str) -> None:
+    state = page_state(MINE, seed="0123abcd")
+    page.goto(base_url)
+    page.evaluate("([key, raw]) => localStorage.setItem(key, raw)", [KEY, json.dumps(state)])
+    page.reload()
+    first = work_file(page_state({"L10.backward": "        pass  # first\n", "L09.add_backward": "        x = 1\n"}))
+    second = work_file(page_state({"L10.backward": "        pass  # second\n", "L08.add_backward": "        y = 2\n"}))
+    choose(page, ("first.zip", first))
+    preview(page).get_by_role("button", name="Apply").click()
+    expect(work_box(page).locator(".ember-work-status")).to_contain_text("Brought in from first.zip")
+    # Between the two imports, L10.backward is typed again (as another tab would write it).
+    between = """([key]) => { const state = JSON.parse(localStorage.getItem(key));
+      state.pieces["L10.backward"] = { code: "        pass  # typed between\\n", exact: true, rev: "tab.1" };
+      localStorage.setItem(key, JSON.stringify(state)); }"""
+    page.evaluate(between, [KEY])
+    choose(page, ("second.zip", second))
+    preview(page).get_by_role("button", name="Apply").click()
+    expect(work_box(page).locator(".ember-work-status")).to_contain_text("Brought in from second.zip")
+    expect(work_box(page).locator(".ember-import-undo")).to_contain_text("You brought in first.zip and second.zip")
+    shown = undo_the_import(page)
+    assert "your code in L08.add_backward" in shown and "These stay" not in shown
+    after = codes(saved_state(page))
+    # Each entry goes back to what it held before the first import that wrote it, or, where it was changed between
+    # the imports, to that change.
+    assert after == {"L10.backward": "        pass  # typed between\n", "L09.add_backward": MINE["L09.add_backward"]}
+    assert BEFORE not in stored(page)
