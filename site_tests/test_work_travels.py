@@ -209,7 +209,8 @@ def test_every_bad_file_is_refused_with_its_message_and_the_saved_work_stays_as_
     error = work_box(page).locator(".ember-work-error")
     bad = [(f"{case}.zip", bad_bytes(case), said) for case, said in BAD_CASES.items()]
     bad.append(("scalar.py", broken_markers().encode(), re.compile(r"^scalar\.py, line \d+: ")))
-    bad.append(("huge.zip", b"PK" + bytes(5 * 2**20), "huge.zip is larger than 4 MiB, the most a work file can be."))
+    bad.append(("huge.zip", b"PK" + bytes(5 * 2**20),
+                "huge.zip is larger than 4 MiB, the most a file you bring in can be."))
     for name, data, said in bad:
         choose(page, (name, data))
         expect(error).to_be_visible(timeout=BOOT_MS)
@@ -418,7 +419,8 @@ def test_a_whole_import_too_large_or_a_work_file_nested_too_deep_is_refused_befo
     cases = [
         ([(f"part{i}.py", b"#" * (4 * mib)) for i in range(6)], "part0.py, part1.py and 4 more files",
          "These 6 files come to more than 4 MiB together; what you bring in at once is at most 4 MiB."),
-        ([(LONG_NAME, b"#" * (4 * mib + 1))], CLIPPED, f"{CLIPPED} is larger than 4 MiB, the most a work file can be."),
+        ([(LONG_NAME, b"#" * (4 * mib + 1))], CLIPPED,
+         f"{CLIPPED} is larger than 4 MiB, the most a file you bring in can be."),
         ([("deep.zip", zip_of({f"{FOLDER}/ember-work.json": DEEP}))], "deep.zip", nested),
         ([("deep-stored.zip", zip_of({"ember-work.json": DEEP}, zipfile.ZIP_STORED))], "deep-stored.zip", nested),
         ([("deep-shifted.zip", b"PK\0\0" + zip_of({"ember-work.json": DEEP}))], "deep-shifted.zip", nested),

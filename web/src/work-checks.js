@@ -71,7 +71,7 @@ export function refusedBySize(files, limit) {
   if (files.length > MAX_FILES)
     return `That is ${files.length} files; bring in at most ${MAX_FILES} at once (one work file, or your .py files).`;
   const large = files.find((file) => file.size > limit);
-  if (large) return `${clip(large.name)} is larger than ${sizeText(limit)}, the most a work file can be.`;
+  if (large) return `${clip(large.name)} is larger than ${sizeText(limit)}, the most a file you bring in can be.`;
   const total = files.reduce((sum, file) => sum + file.size, 0);
   if (total > limit)
     return `These ${files.length} files come to more than ${sizeText(limit)} together; what you bring in at once is at most ${sizeText(limit)}.`;
