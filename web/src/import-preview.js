@@ -3,11 +3,13 @@
 // lesson, new, changed (with "Keep mine" and both versions) or the same, the answers and progress that merge, and
 // the file's notes. Everything from the file is shown as text.
 import { el } from "./dom.js";
+import { clipMessage } from "./work-checks.js";
 
 /**
  * @typedef {import("./course-data").Course} Course
  * @typedef {import("./storage.js").Progress} Progress
  * @typedef {import("./storage.js").ImportChanges} ImportChanges
+ * @typedef {import("./storage.js").UndoItem} UndoItem
  *
  * What reading a work file would do (labs/checking/work_merge.py's preview), lesson by lesson.
  * @typedef {{ gap: string, status: "new" | "changed" | "same", origin: string }} GapPreview
@@ -113,7 +115,11 @@ export function previewParts(names, preview, changes, course) {
   }
   if (preview.notes.length) {
     parts.push(
-      el("ul", { class: "ember-import-notes" }, ...preview.notes.map((note) => el("li", { text: sentence(note) }))),
+      el(
+        "ul",
+        { class: "ember-import-notes" },
+        ...preview.notes.map((note) => el("li", { text: sentence(clipMessage(note)) })),
+      ),
     );
   }
   if (changes.seed) {
@@ -139,6 +145,34 @@ export function previewParts(names, preview, changes, course) {
     parts.push(el("p", { text: `Already the same here: ${lessonsWord} ${listWords(unchanged)}.` }));
   }
   return { parts, keeps, changing };
+}
+
+/**
+ * A question's words: "question 2 of L10" (its place on the lesson's page), or its id.
+ *
+ * @param {string} question  its id, "L10.bfs"
+ * @param {Course} course
+ * @returns {string}
+ */
+function questionWords(question, course) {
+  const lesson = question.split(".")[0];
+  const index = (course.lessons[lesson]?.questions || []).findIndex((q) => `${lesson}.${q.id}` === question);
+  return index >= 0 ? `question ${index + 1} of ${lesson}` : question;
+}
+
+/**
+ * What Undo takes back or keeps, in words: "your code in L10.backward", "your answer to question 2 of L10",
+ * "progress in L10", "the order of the questions' options".
+ *
+ * @param {UndoItem} item
+ * @param {Course} course
+ * @returns {string}
+ */
+export function undoItemWords(item, course) {
+  if (item.kind === "piece") return `your code in ${item.key}`;
+  if (item.kind === "answer") return `your answer to ${questionWords(item.key, course)}`;
+  if (item.kind === "progress") return `progress in ${item.key}`;
+  return "the order of the questions' options";
 }
 
 /**

@@ -2,13 +2,17 @@
 // "Your work": the learner's whole course as one file (ember-work-DATE.zip, made by Python: labs/checking/work_file.py),
 // and a work file or learner .py files brought back, chosen or dropped on the page. What a file would change is
 // shown first (labs/checking/work_merge.py's preview); nothing changes before Apply, and until the learner keeps
-// the new work, Undo puts back the saved state as it was (storage.js keeps it aside).
+// the new work, Undo takes back what the import wrote and nobody changed since (storage.js records it), after
+// saying what it takes back and what it keeps.
 //
-// Everything that comes from a file (names, notes, code, messages) is shown as text.
+// Sizes (each file's, and the whole import's) and a work file's nesting are checked here before Python reads
+// anything (work-checks.js). Everything that comes from a file (names, notes, code, messages) is shown as text,
+// names and messages cut to a bounded length.
 import { el } from "./dom.js";
-import { listWords, plural, previewParts, sentence } from "./import-preview.js";
+import { listWords, plural, previewParts, sentence, undoItemWords } from "./import-preview.js";
 import { REQUEST } from "./protocol.js";
 import * as storage from "./storage.js";
+import { clip, clipMessage, refusedByNesting, refusedBySize } from "./work-checks.js";
 
 /**
  * @typedef {import("./course-data").Course} Course
@@ -43,20 +47,27 @@ function today() {
 }
 
 /**
- * A number of bytes for a message: "4 MiB", "2.5 KiB", "12 bytes" (as labs/checking/work_file.py's size_text).
+ * The names of files given at once, for a message: each cut to a bounded length, and at most three of them.
  *
- * @param {number} count
+ * @param {string[]} names
  * @returns {string}
  */
-function sizeText(count) {
-  for (const [unit, scale] of /** @type {[string, number][]} */ ([
-    ["GiB", 2 ** 30],
-    ["MiB", 2 ** 20],
-    ["KiB", 2 ** 10],
-  ])) {
-    if (count >= scale) return `${(count / scale).toFixed(1).replace(/\.0$/, "")} ${unit}`;
-  }
-  return `${count} bytes`;
+function namesWords(names) {
+  const shown = names.slice(0, names.length > 3 ? 2 : 3).map((name) => clip(name));
+  if (names.length > 3) shown.push(`${names.length - 2} more files`);
+  return listWords(shown);
+}
+
+/**
+ * Some items' words for a sentence: at most ``most`` of them, then how many more.
+ *
+ * @param {string[]} words
+ * @param {number} [most]
+ * @returns {string}
+ */
+function someWords(words, most = 6) {
+  if (words.length <= most) return listWords(words);
+  return listWords([...words.slice(0, most - 1), `${words.length - most + 1} more`]);
 }
 
 /**
@@ -135,6 +146,14 @@ class YourWork {
       this.preview,
       this.undoBox,
     );
+    this.confirming = false; // the question whether to undo is open
+    this.undoShows = ""; // the import the undo box offers to undo ("" for none)
+    const onStorage = () => {
+      if (shown !== this)
+        window.removeEventListener(storage.STORAGE_EVENT, onStorage); // another page's box now
+      else if (!this.confirming) this.showUndo(); // another tab may have undone, kept or changed what it took back
+    };
+    window.addEventListener(storage.STORAGE_EVENT, onStorage);
     this.showUndo();
   }
 
@@ -173,7 +192,7 @@ class YourWork {
 
   /** @param {unknown} error */
   pythonFailed(error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = clipMessage(error instanceof Error ? error.message : String(error));
     this.fail(
       this.runtime.wasRestarted(error) ? `${reason}. Try again.` : sentence(reason),
       "Nothing was changed in your saved work.",
@@ -212,7 +231,8 @@ class YourWork {
   }
 
   /**
-   * Read the files the learner gave (a work file, or .py files) and show what they would change.
+   * Read the files the learner gave (a work file, or .py files) and show what they would change. Too many files,
+   * too large ones (each, or together) and a work file nested too deep are refused here, before Python reads them.
    *
    * @param {File[]} files
    */
@@ -220,22 +240,26 @@ class YourWork {
     if (!files.length) return;
     this.error.hidden = true;
     this.closePreview();
-    const names = listWords(files.map((file) => file.name));
-    const limit = this.course.work_file_bytes;
-    const large = files.find((file) => file.size > limit);
-    if (large) {
-      this.fail(
-        `Could not bring in ${names}; nothing was changed.`,
-        `${large.name} is ${sizeText(large.size)}; a work file has at most ${sizeText(limit)}.`,
-      );
+    this.closeConfirm();
+    const names = namesWords(files.map((file) => file.name));
+    const refused = refusedBySize(files, this.course.work_file_bytes);
+    if (refused) {
+      this.fail(`Could not bring in ${names}; nothing was changed.`, refused);
       return;
     }
     this.busy(true);
     try {
+      const contents = await Promise.all(files.map(async (file) => new Uint8Array(await file.arrayBuffer())));
+      for (const [i, bytes] of contents.entries()) {
+        const zip = files[i].name.toLowerCase().endsWith(".zip") || (bytes[0] === 0x50 && bytes[1] === 0x4b);
+        const nested = zip ? await refusedByNesting(bytes, this.course.work_file_bytes) : null;
+        if (nested) {
+          this.fail(`Could not bring in ${names}; nothing was changed.`, nested);
+          return;
+        }
+      }
       /** @type {GivenFile[]} */
-      const given = await Promise.all(
-        files.map(async (file) => ({ name: file.name, data: toBase64(new Uint8Array(await file.arrayBuffer())) })),
-      );
+      const given = files.map((file, i) => ({ name: clip(file.name), data: toBase64(contents[i]) }));
       await this.python(`Reading ${names}…`);
       /** @type {ReadAnswer} */
       const answer = await this.runtime.request(REQUEST.READ_WORK, {
@@ -244,7 +268,7 @@ class YourWork {
         keep_mine: [],
       });
       if ("error" in answer) {
-        this.fail(`Could not bring in ${names}; nothing was changed.`, sentence(answer.error));
+        this.fail(`Could not bring in ${names}; nothing was changed.`, sentence(clipMessage(answer.error)));
         return;
       }
       this.status.textContent = "";
@@ -288,6 +312,17 @@ class YourWork {
       },
       changing ? "Cancel" : "Close",
     );
+    if (apply) {
+      const runs = el("p", {
+        id: "ember-import-runs",
+        class: "ember-import-runs",
+        text:
+          "The code you bring in runs in this page's Python when you press Run or Run checks, just like code you " +
+          "type: bring in only work you trust.",
+      });
+      apply.setAttribute("aria-describedby", runs.id);
+      parts.push(runs);
+    }
     parts.push(el("div", { class: "ember-toolbar" }, apply, cancel));
     this.preview.replaceChildren(...parts);
     this.preview.setAttribute("role", "region");
@@ -325,10 +360,10 @@ class YourWork {
       });
       if ("error" in answer) {
         this.closePreview();
-        this.fail(`Could not bring in ${names}; nothing was changed.`, sentence(answer.error));
+        this.fail(`Could not bring in ${names}; nothing was changed.`, sentence(clipMessage(answer.error)));
         return;
       }
-      storage.applyImport(answer.changes, this.course.version);
+      storage.applyImport(answer.changes, this.course.version, [names]);
       this.closePreview();
       const pieces = Object.keys(answer.changes.pieces).length;
       const kept = keepMine.length ? ` Kept yours in ${listWords(keepMine)}.` : "";
@@ -344,26 +379,27 @@ class YourWork {
     }
   }
 
-  /** While an import can be undone: say so, with Undo and a way to keep the new work. */
+  /**
+   * While an import can be undone and something of it is left to take back: say so, with Undo (which asks first)
+   * and a way to keep the new work. An import whose every change was changed since is simply kept.
+   */
   showUndo() {
-    if (!storage.importUndoable()) {
+    const plan = storage.undoPlan();
+    if (plan && !plan.back.length) storage.keepImport(); // nothing of it left to take back
+    const shows = plan?.back.length ? `${plan.at} ${plan.names.join("\n")}` : "";
+    if (!this.confirming && shows === this.undoShows) return; // the same offer: keep its buttons (and focus)
+    this.confirming = false;
+    this.undoShows = shows;
+    if (!plan?.back.length) {
       this.undoBox.replaceChildren();
       return;
     }
+    const when = new Date(plan.at).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+    const files = someWords(plan.names.map((/** @type {string} */ name) => clip(name)));
     const undo = el(
       "button",
-      {
-        class: "md-button",
-        type: "button",
-        onclick: () => {
-          storage.undoImport();
-          this.showUndo();
-          this.status.textContent = "Undone: your work is back as it was before you brought the file in.";
-          this.onChange();
-          this.chooseButton.focus();
-        },
-      },
-      "Undo the import",
+      { class: "md-button", type: "button", onclick: () => this.confirmUndo() },
+      "Undo the import…",
     );
     const keep = el(
       "button",
@@ -381,10 +417,102 @@ class YourWork {
     );
     this.undoBox.replaceChildren(
       el("p", {
-        text: "Your work from before the import is kept aside in this browser until you keep the new work.",
+        text:
+          `You brought in ${files} (${when}). Until you keep the new work, Undo can take back what the import ` +
+          "changed; anything you changed since stays.",
       }),
       el("div", { class: "ember-toolbar" }, undo, keep),
     );
+  }
+
+  /** Say what Undo would take back and what it would keep, with the button that does it and Cancel. */
+  confirmUndo() {
+    const plan = storage.undoPlan();
+    if (!plan?.back.length) {
+      this.showUndo();
+      this.status.textContent = "There is nothing left to undo: everything the import brought in has changed since.";
+      this.chooseButton.focus();
+      return;
+    }
+    this.confirming = true;
+    /** @param {import("./storage.js").UndoItem[]} items */
+    const list = (items) =>
+      el(
+        "ul",
+        {},
+        ...items.map((item) =>
+          el("li", { "data-kind": item.kind, "data-key": item.key }, undoItemWords(item, this.course)),
+        ),
+      );
+    const heading = el("h4", { id: "ember-undo-title", tabindex: "-1", text: "Undo the import?" });
+    const cancel = () => {
+      this.showUndo();
+      this.status.textContent = "Nothing was undone.";
+      this.undoBox.querySelector("button")?.focus();
+    };
+    const back = el(
+      "div",
+      { class: "ember-undo-back" },
+      el("p", { text: "These go back to what they were before the import:" }),
+      list(plan.back),
+    );
+    const kept = plan.kept.length
+      ? el(
+          "div",
+          { class: "ember-undo-kept" },
+          el("p", { text: "These stay as they are now, because they changed after the import:" }),
+          list(plan.kept),
+        )
+      : null;
+    const region = el(
+      "div",
+      {
+        class: "ember-undo-confirm",
+        role: "region",
+        "aria-labelledby": heading.id,
+        onkeydown: (/** @type {KeyboardEvent} */ event) => {
+          if (event.key !== "Escape") return;
+          event.preventDefault();
+          cancel();
+        },
+      },
+      heading,
+      back,
+      kept,
+      el(
+        "div",
+        { class: "ember-toolbar" },
+        el(
+          "button",
+          { class: "md-button md-button--primary", type: "button", onclick: () => this.undo() },
+          "Take them back",
+        ),
+        el("button", { class: "md-button", type: "button", onclick: cancel }, "Cancel"),
+      ),
+    );
+    this.undoBox.replaceChildren(region);
+    heading.focus();
+  }
+
+  /** Close the question whether to undo, if it is open. */
+  closeConfirm() {
+    if (this.confirming) this.showUndo();
+  }
+
+  /** Undo the import as it stands now (another tab may have changed more since the question was shown). */
+  undo() {
+    const done = storage.undoImport();
+    this.showUndo();
+    if (done) {
+      /** @param {import("./storage.js").UndoItem[]} items */
+      const words = (items) => someWords(items.map((item) => undoItemWords(item, this.course)));
+      const kept = done.kept.length ? ` Kept as you changed them since: ${words(done.kept)}.` : "";
+      this.status.textContent = done.back.length
+        ? `Undone: ${words(done.back)} went back to what they were before the import.${kept}`
+        : `Nothing was left to undo.${kept}`;
+    } else this.status.textContent = "Nothing was left to undo.";
+    this.onChange();
+    this.chooseButton.focus();
   }
 }
 
