@@ -416,7 +416,7 @@ def test_a_whole_import_too_large_or_a_work_file_nested_too_deep_is_refused_befo
     before = stored(page)
     error = work_box(page).locator(".ember-work-error")
     mib = 2**20
-    nested = "Its ember-work.json nests lists and tables more than 20 deep; the course never writes one like that"
+    nested = "Its ember-work.json nests lists and tables more than 16 deep; the course never writes one like that"
     cases = [
         ([(f"part{i}.py", b"#" * (4 * mib)) for i in range(6)], "part0.py, part1.py and 4 more files",
          "These 6 files come to more than 4 MiB together; what you bring in at once is at most 4 MiB."),

@@ -78,3 +78,13 @@ def test_the_page_reads_the_fields_of_an_earlier_fault_python_sends() -> None:
     assert typedef, "protocol.js no longer defines the EarlierFault typedef"
     keys = re.findall(r"(\w+): string", typedef.group(1))
     assert keys == [field.name for field in fields(EarlierFault)]
+
+
+def test_the_page_refuses_a_work_file_nested_as_deep_as_python_does() -> None:
+    """web/src/work-checks.js scans ember-work.json before Python reads it; both stop at the same depth."""
+    from labs.checking.work_file import MAX_DEPTH
+
+    source = (WEB / "work-checks.js").read_text(encoding="utf-8")
+    found = re.search(r"export const MAX_JSON_DEPTH = (\d+);", source)
+    assert found, "work-checks.js no longer defines MAX_JSON_DEPTH as a number"
+    assert int(found.group(1)) == MAX_DEPTH

@@ -13,7 +13,7 @@ const DEFLATED = 8;
 const JSON_NAME = "ember-work.json";
 
 export const MAX_FILES = 50; // files brought in at once (the course has fewer than ten learner files)
-export const MAX_JSON_DEPTH = 20; // ember-work.json nests 4 deep; far more is not a file the course wrote
+export const MAX_JSON_DEPTH = 16; // as labs/checking/work_file.py's MAX_DEPTH: ember-work.json nests 4 deep
 const NAME_CHARS = 60; // a file's name as shown, at most
 const MESSAGE_CHARS = 400; // one of Python's messages as shown, at most
 
