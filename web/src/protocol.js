@@ -64,12 +64,24 @@ export function isWorkerMessage(data) {
 export function answerFits(type, result) {
   if (!isRecord(result)) return false;
   /** @param {unknown} value */
+  const text = (value) => typeof value === "string";
+  /** @param {unknown} value */
   const problem = (value) =>
-    value === null || value === undefined || (isRecord(value) && typeof value.message === "string");
+    value === null ||
+    value === undefined ||
+    (isRecord(value) && text(value.message) && text(value.kind) && (value.gap == null || text(value.gap)));
+  /** @param {unknown} value */
+  const claim = (value) =>
+    isRecord(value) && text(value.claim) && typeof value.passed === "boolean" && text(value.message);
+  const faultFields = ["lesson", "title", "gap", "file", "claim", "claim_name", "message", "summary"];
+  /** @param {unknown} value */
+  const fault = (value) =>
+    value === null || value === undefined || (isRecord(value) && faultFields.every((key) => text(value[key])));
   if (type === REQUEST.RUN)
     return Array.isArray(result.outputs) && result.outputs.every(isRecord) && problem(result.error);
   if (type === REQUEST.CHECK) {
-    return Array.isArray(result.results) && result.results.every(isRecord) && problem(result.problem);
+    const results = Array.isArray(result.results) && result.results.every(claim);
+    return results && problem(result.problem) && fault(result.earlier);
   }
   if (type === REQUEST.MODULE) return isRecord(result.files) && problem(result.problem);
   if (type === REQUEST.EARLIER) return isRecord(result.changes) && Array.isArray(result.own);
