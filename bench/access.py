@@ -139,7 +139,7 @@ def violations(browser: Browser, base: str) -> tuple[collections.Counter, collec
             if page.viewport_size["width"] != width:
                 looked = page.evaluate(LOOKED)
                 page.set_viewport_size({"width": width, "height": 900})
-                page.wait_for_function(f"{LOOKED} > {looked}")  # the page looks at its scroll boxes once settled
+                page.wait_for_function(f"() => {LOOKED} > {looked}")  # the page looks at its scroll boxes once settled
             page.wait_for_timeout(100)
             for found in page.evaluate(VIOLATIONS):
                 by_impact[found["impact"]] += found["nodes"]

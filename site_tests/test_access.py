@@ -66,7 +66,7 @@ def in_every_look(page: Page) -> dict[str, list[dict]]:
             looked = page.evaluate("Number(document.documentElement.dataset.emberScrollBoxes || 0)")
             page.set_viewport_size({"width": width, "height": 900})
             # The page looks at its sideways-scrolling boxes once the new width has settled (web/src/access.js).
-            page.wait_for_function(f"Number(document.documentElement.dataset.emberScrollBoxes || 0) > {looked}")
+            page.wait_for_function(f"() => Number(document.documentElement.dataset.emberScrollBoxes || 0) > {looked}")
         page.wait_for_timeout(100)  # the theme's palette follows the scheme at once; a frame to settle
         found[f"{scheme} {width}"] = serious_violations(page)
     return {look: violations for look, violations in found.items() if violations}

@@ -20,7 +20,7 @@ LESSON_01 = "lessons/01-slopes-by-nudging/"
 
 # Each would call emberScriptRan(name) if it ran in the page.
 HOSTILE = [
-    """<img src="x" onerror="emberScriptRan('img onerror')">""",
+    """<img src="data:," onerror="emberScriptRan('img onerror')">""",
     """<script>emberScriptRan('script')</script>""",
     """<svg onload="emberScriptRan('svg onload')"><circle r="5"></circle></svg>""",
     """<a href="javascript:emberScriptRan('javascript link')">a link</a>""",
@@ -29,16 +29,16 @@ HOSTILE = [
     """<svg><animate onbegin="emberScriptRan('animate onbegin')" attributeName="x" dur="1s"></animate></svg>""",
     """<iframe srcdoc="<script>parent.emberScriptRan('iframe')</script>"></iframe>""",
     """<details open ontoggle="emberScriptRan('details ontoggle')"><summary>s</summary></details>""",
-    """<math><mtext><table><mglyph><style><img src=x onerror="emberScriptRan('mxss')"></style></mglyph>"""
+    """<math><mtext><table><mglyph><style><img src="data:," onerror="emberScriptRan('mxss')"></style></mglyph>"""
     """</table></mtext></math>""",
     """<form action="javascript:emberScriptRan('form')"><button>go</button></form>""",
     """<object data="javascript:emberScriptRan('object')"></object>""",
     """<meta http-equiv="refresh" content="0;url=javascript:emberScriptRan('meta')">""",
-    """<noscript><p title="</noscript><img src=x onerror=emberScriptRan('noscript')>"></noscript>""",
-    """<figure class="ember-figure" data-dot='digraph { a [URL="javascript:emberScriptRan(1)"]; a -> b }'"""
-    """ data-alt="dot"></figure>""",
+    """<noscript><p title="</noscript><img src="data:," onerror=emberScriptRan('noscript')>"></noscript>""",
+    """<div><figure class="ember-figure" data-dot='digraph { a [URL="javascript:emberScriptRan(1)"]; a -> b }'"""
+    """ data-alt="dot"></figure></div>""",
     """<div class="ember-stepper"><ol class="ember-steps"><li class="ember-step" data-node="a">"""
-    """<span class="ember-step-words"><img src=x onerror="emberScriptRan('step')"></span></li></ol></div>""",
+    """<span class="ember-step-words"><img src="data:," onerror="emberScriptRan('step')"></span></li></ol></div>""",
 ]
 
 # Python that posts the page made-up messages for every request id it might be answering (ids count up from 1).
@@ -96,7 +96,7 @@ FORGED_GAP = (
         {"id": i, "ok": True, "result": {"results": HOSTILE}},
         *({"id": i, "progress": {"kind": "plot", "key": "k", "html": h}} for h in HOSTILE),
         {"id": i, "ok": True, "result": {"passed": False, "problem": None, "earlier": None, "results": [
-            {"claim": "square", "passed": False, "message": h, "problem": None} for h in HOSTILE]}},
+            {"claim": "L01.square", "passed": False, "message": h, "problem": None} for h in HOSTILE]}},
     ])
     if h <= 0:
         raise ValueError("h must be positive")
@@ -117,21 +117,24 @@ RUNNABLE = """(root) => {
   }
   return found;
 }"""
-# Click every link of an output, HTML's and SVG's, as a learner might.
+# Click every link of an output that still goes somewhere, HTML's and SVG's, as a learner might.
 CLICK_LINKS = """(root) => {
-  for (const link of root.querySelectorAll("a")) link.dispatchEvent(new MouseEvent("click", { bubbles: true }));
-  return root.querySelectorAll("a").length;
+  const goes = (link) => link.hasAttribute("href") || link.hasAttribute("xlink:href");
+  const links = [...root.querySelectorAll("a")].filter(goes);
+  for (const link of links) link.dispatchEvent(new MouseEvent("click", { bubbles: true, cancelable: true }));
+  return links.length;
 }"""
 
 
 def listen(page: Page) -> tuple[list[str], list[str]]:
-    """What ran (names given to emberScriptRan) and the page's Content-Security-Policy complaints."""
+    """What ran (names given to emberScriptRan) and what the page's Content-Security-Policy refused, but for the
+    event handlers of HTML the sanitizer reads: its inert parse meets the policy before it takes the handlers out."""
     ran: list[str] = []
     refused: list[str] = []
     page.expose_function("emberScriptRan", lambda name: ran.append(str(name)))
 
     def console(message: ConsoleMessage) -> None:
-        if "Content Security Policy" in message.text:
+        if "Content Security Policy" in message.text and "inline event handler" not in message.text:
             refused.append(message.text)
     page.on("console", console)
     return ran, refused
@@ -156,7 +159,7 @@ def test_made_up_worker_messages_run_no_script_and_real_outputs_still_show(page:
 
     replace_cell_code(page, 0, LEGITIMATE)
     output = run_cell(page, 0)
-    expect(output.locator("table")).to_contain_text("value")
+    expect(output.locator("table").first).to_contain_text("value")
     expect(output.locator("svg[role=img]").first).to_be_visible()  # the plot
     expect(output.locator(".ember-stepper svg g.node")).to_have_count(3)  # the graph viz.js drew
     expect(output.get_by_role("button", name="Next")).to_be_visible()
@@ -164,7 +167,7 @@ def test_made_up_worker_messages_run_no_script_and_real_outputs_still_show(page:
     no_script_in(output)
     page.wait_for_timeout(500)  # an image's error, an animation's start: what would run has had its turn
     assert ran == []
-    assert refused == []  # nothing the page needs was refused, and nothing hostile got as far as the policy
+    assert refused == []  # nothing the page needs was refused (its scripts, wasm, workers, styles, fonts, pictures)
 
 
 def test_a_gap_run_by_the_checks_cannot_reach_the_page_either(page: Page, base_url: str) -> None:
@@ -199,4 +202,5 @@ def test_the_pages_carry_a_policy_that_refuses_inline_script(page: Page, base_ur
     assert page.evaluate("typeof __md_get") == "function"  # the theme's own inline script ran (its hash is allowed)
     page.wait_for_timeout(300)
     assert ran == []
-    assert len(refused) == 1 and "inline script" in refused[0]
+    # Refused (once by the page's own policy, once by the header's: both hold), and nothing else was.
+    assert refused and all("Executing inline script violates" in text for text in refused), refused
