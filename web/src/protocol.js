@@ -86,6 +86,10 @@ export function answerFits(type, result) {
   if (type === REQUEST.MODULE) return isRecord(result.files) && problem(result.problem);
   if (type === REQUEST.EARLIER) return isRecord(result.changes) && Array.isArray(result.own);
   if (type === REQUEST.EDITS) return isRecord(result.changed) && isRecord(result.broken);
+  if (type === REQUEST.SAVE_WORK) {
+    return text(result.error) || (text(result.name) && text(result.data) && Array.isArray(result.notes));
+  }
+  if (type === REQUEST.READ_WORK) return text(result.error) || (isRecord(result.preview) && isRecord(result.changes));
   return true;
 }
 
