@@ -266,7 +266,7 @@ function watchThroughInterrupts(python, buffer) {
 const OFF_LIMITS = ["indexedDB", "caches", "Worker", "SharedWorker", "BroadcastChannel"];
 let closedOff = false;
 
-/** Take OFF_LIMITS out of reach of the code that runs next (once; the worker's own references are already taken). */
+/** Take OFF_LIMITS out of reach of the code that runs next (once: only the boot, already done, uses them). */
 function closeOff() {
   if (closedOff) return;
   closedOff = true;
