@@ -3,7 +3,8 @@
 Everything the site needs at run time ends up under site/, served from one origin.
 Generated files go to docs/assets/gen/ first (not committed), then MkDocs copies them.
 After MkDocs, the build lists every file for the service worker (site/offline.json), bundles the
-service worker into the site's root (site/sw.js) and writes precompressed copies (.br, .gz).
+service worker into the site's root (site/sw.js) and writes precompressed copies (.br, .gz). Before that, every
+page gets its Content-Security-Policy (scripts/page_policy.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the build's own modules, also when imported as scripts.*
 import build_notebook
+import page_policy
 from buildkit import ROOT, STDLIB, download_wheels, python_files, run
 
 sys.path.insert(0, str(ROOT))  # labs/, for the lessons' parsed tables
@@ -191,6 +193,7 @@ def main() -> None:
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     run(sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet")
     run("node", "web/prerender-math.mjs", str(SITE))
+    page_policy.apply(SITE)  # last of what changes the pages: it hashes their inline scripts
     build_notebook.build(SITE, NODE / "pyodide" / "pyodide-lock.json")
     site_version = offline()
     print(f"== site/ is ready (course version {version}, site version {site_version})", flush=True)

@@ -3,6 +3,8 @@
 Usage: python scripts/serve.py [FOLDER] [--port 8000] [--no-isolation]
 It listens on 127.0.0.1 only. Where the build wrote a precompressed copy of a file (``.br``,
 ``.gz``) and the browser accepts that encoding, it sends the copy with ``Content-Encoding``.
+A page that carries a Content-Security-Policy (scripts/page_policy.py writes it in) is sent with it as a
+header too, with ``frame-ancestors 'self'``, which a policy in the page cannot say.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import email.utils
 import functools
 import http.server
 import os
+import re
 import sys
 from pathlib import Path
 from typing import BinaryIO, ClassVar
@@ -23,6 +26,17 @@ ENCODINGS = (("br", ".br"), ("gzip", ".gz"))  # preferred first
 # The notebook app is served without the isolation headers: it needs none (its drive works through
 # its own service worker), and JupyterLite 0.8.6's isolated path hangs when Python writes a file.
 NOT_ISOLATED = "/notebook/"
+POLICY = re.compile(rb'<meta http-equiv="Content-Security-Policy" content="([^"]*)">')
+HEAD_BYTES = 16384  # the policy sits right after the charset, at the top of the head
+
+
+def page_policy(path: Path) -> str | None:
+    """The Content-Security-Policy a built page carries in its head (a header adds frame-ancestors), or None."""
+    if path.suffix != ".html":
+        return None
+    with path.open("rb") as handle:
+        found = POLICY.search(handle.read(HEAD_BYTES))
+    return f"{found[1].decode()}; frame-ancestors 'self'" if found else None
 
 
 def accepted(header: str) -> set[str]:
@@ -39,15 +53,18 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     """Serves files with correct types; adds cross-origin isolation headers unless turned off."""
 
     isolate = True
+    policy: str | None = None  # the page's Content-Security-Policy, set per request (send_head)
     extensions_map: ClassVar[dict[str, str]] = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
 
     def send_head(self) -> BinaryIO | None:  # type: ignore[override]
         """Send a precompressed copy when there is one the browser accepts; otherwise as usual."""
+        self.policy = None
         path = Path(self.translate_path(self.path))
         if path.is_dir() and self.path.split("?")[0].endswith("/"):
             path = path / "index.html"
         if not path.is_file():
             return super().send_head()
+        self.policy = None if self.path.startswith(NOT_ISOLATED) else page_policy(path)
         allowed = accepted(self.headers.get("Accept-Encoding", ""))
         for encoding, suffix in ENCODINGS:
             copy = path.with_name(path.name + suffix)
@@ -80,6 +97,8 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         return handle
 
     def end_headers(self) -> None:
+        if getattr(self, "policy", None):
+            self.send_header("Content-Security-Policy", self.policy)
         if self.isolate and not self.path.startswith(NOT_ISOLATED):
             self.send_header("Cross-Origin-Opener-Policy", "same-origin")
             self.send_header("Cross-Origin-Embedder-Policy", "require-corp")

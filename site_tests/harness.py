@@ -270,7 +270,7 @@ class SharedProfile:
         tracing.send("Tracing.start", {"traceConfig": {"includedCategories": CODE_CACHE_TRACE},
                                        "transferMode": "ReturnAsStream"})
         page.goto(self.base_url + LESSON_10)
-        page.wait_for_function("document.documentElement.dataset.python === 'ready'", timeout=180_000)
+        page.wait_for_function("() => document.documentElement.dataset.python === 'ready'", timeout=180_000)
         tracing.send("Tracing.end")
         while not ended:
             page.wait_for_timeout(50)
@@ -297,7 +297,7 @@ class SharedProfile:
         """Open lesson 10 as a first visit: Python starts, then stores its snapshot once idle; answer the flag."""
         page = self.context.new_page()
         page.goto(self.base_url + LESSON_10)
-        flag = page.wait_for_function("localStorage.getItem('ember:snapshot')", timeout=180_000).json_value()
+        flag = page.wait_for_function("() => localStorage.getItem('ember:snapshot')", timeout=180_000).json_value()
         page.close()
         self.watch.check()
         self.watch = Watch()

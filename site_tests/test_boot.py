@@ -34,7 +34,7 @@ new MutationObserver(() => {
   if (document.documentElement.dataset.python === "ready") window.__readyAt ??= performance.now();
 }).observe(document, { subtree: true, attributes: true, attributeFilter: ["data-python"] });
 """
-SEARCH_INDEX = "performance.getEntriesByType('resource').find((e) => e.name.endsWith('/search/search_index.json'))"
+SEARCH_INDEX = "() => performance.getEntriesByType('resource').find((e) => e.name.endsWith('/search_index.json'))"
 WASM = "**/assets/gen/pyodide/pyodide.asm.wasm"  # the route of Pyodide's wasm file, as the page's worker asks for it
 WASM_FILE = SITE / "assets/gen/pyodide/pyodide.asm.wasm"
 
@@ -77,7 +77,7 @@ FONTS_FETCHED = """performance.getEntriesByType("resource").filter((e) => e.name
 
 def test_a_lesson_pages_math_fonts_come_from_its_head_not_from_a_late_layout(page: Page, base_url: str) -> None:
     page.goto(base_url + LESSON_10)  # returns at the load event: the page is laid out, the theme still waits
-    page.wait_for_function("document.fonts.status === 'loaded'")
+    page.wait_for_function("() => document.fonts.status === 'loaded'")
     fetched = page.evaluate(FONTS_FETCHED)
     assert sorted(fetched) == [["KaTeX_Main-Regular.woff2", "link"], ["KaTeX_Math-Italic.woff2", "link"]], fetched
 
@@ -139,7 +139,7 @@ def test_a_lesson_pages_theme_script_waits_for_python_then_follows_the_next_page
     """Nobody touches the page: the theme's script is asked for once Python is ready, not beside its start; then
     the theme works (its instant navigation takes the learner to the next lesson on the same Python)."""
     page.goto(base_url + LESSON_10)
-    page.wait_for_function("window.document$ !== undefined", timeout=BOOT_MS)
+    page.wait_for_function("() => window.document$ !== undefined", timeout=BOOT_MS)
     (worker,) = [w for w in page.workers if w.url.endswith("/worker.js")]
     ready = worker.evaluate(SESSION_OPEN, page.evaluate("performance.timeOrigin"))
     asked = page.evaluate(THEME_ASKED)

@@ -204,7 +204,7 @@ def test_a_new_version_is_announced_and_taken_on_reload_keeping_the_work(offline
         wait_for_lab(page)
         wait_saved(page)
         type_into_gap(page, "L10.backward", "pass  # mine, typed before the update")
-        page.wait_for_function("(localStorage.getItem('ember:v1') || '').includes('# mine')")
+        page.wait_for_function("() => (localStorage.getItem('ember:v1') || '').includes('# mine')")
 
         # A new version of the course goes up while the page is open: one page changes.
         changed = folder / LESSON_12 / "index.html"

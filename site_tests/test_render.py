@@ -43,8 +43,14 @@ SHOWN = """(output) => {
   copy.querySelectorAll("[hidden]").forEach((node) => node.removeAttribute("hidden"));
   return copy.innerHTML;
 }"""
-# Python's HTML read back by the browser, so that both sides are written out the same way.
-AS_BROWSER = "(html) => { const t = document.createElement('template'); t.innerHTML = html; return t.innerHTML; }"
+# Python's HTML read back by the browser, so that both sides are written out the same way; the page's sanitizer
+# (web/src/sanitize.js, DOMPurify) trims attribute values, such as the newline that ends a picture's DOT.
+AS_BROWSER = """(html) => {
+  const t = document.createElement('template');
+  t.innerHTML = html;
+  for (const node of t.content.querySelectorAll('*')) for (const a of node.attributes) a.value = a.value.trim();
+  return t.innerHTML;
+}"""
 
 
 def test_a_cells_output_is_the_html_python_renders_for_its_items(page: Page, base_url: str,

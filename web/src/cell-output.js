@@ -3,8 +3,11 @@
 // labs/showing/render.py, the one renderer the notebook uses too. This file inserts it and adds only what
 // moves: Graphviz pictures (viz.js fills each data-dot placeholder), Back / Next / Play over the
 // frames of a step-through, live updates by key while a cell runs, and the buttons of long text.
-// Whatever this file adds is marked data-ui. Text it makes goes in through textContent.
+// Whatever this file adds is marked data-ui. Text it makes goes in through textContent. The worker runs the
+// learner's code, which can post the page any message: its HTML, and the pictures drawn from its DOT, go in
+// only as sanitize.js cleans them.
 import { el } from "./dom.js";
+import { safeFragment, safeSvg } from "./sanitize.js";
 
 /**
  * An item of a cell's output (labs/showing/outputs.py, labs/showing/display.py): its kind, its HTML (labs/showing/render.py), the key
@@ -66,6 +69,7 @@ export async function drawDot(dot, alt, room = 0) {
     }
     // The picture shrinks to fit the column, but not below 65% of its natural size (its labels
     // would be unreadable): past that it scrolls in its own box.
+    svg = safeSvg(svg);
     const natural = naturalWidth(svg);
     if (natural) svg.style.setProperty("--natural", String(Math.round(natural)));
     svg.classList.add("ember-dot");
@@ -145,16 +149,12 @@ async function drawPictures(node, target) {
 }
 
 /**
- * HTML that Python made, as nodes (one item's worth: usually one element).
+ * HTML that Python made, as nodes (one item's worth: usually one element), cleaned of anything that could run.
  *
  * @param {string} html
  * @returns {DocumentFragment}
  */
-function fromHtml(html) {
-  const holder = document.createElement("template");
-  holder.innerHTML = html;
-  return holder.content;
-}
+const fromHtml = (html) => safeFragment(html);
 
 /**
  * Draw a keyed item while the cell still runs, replacing its earlier picture.
@@ -163,7 +163,7 @@ function fromHtml(html) {
  * @param {OutputItem} item
  */
 export function renderLive(target, item) {
-  if (!item.html || !item.key) return;
+  if (typeof item?.html !== "string" || typeof item.key !== "string" || !item.key) return;
   const fresh = fromHtml(item.html).firstElementChild;
   if (!fresh) return;
   fresh.setAttribute("data-key", item.key);
@@ -292,14 +292,19 @@ function keepInView(box, part) {
  * @param {OutputItem} item
  */
 async function show(target, item) {
-  if (typeof item.html !== "string") {
-    target.append(el("p", { class: "ember-error", text: `(this page cannot draw an item of kind "${item.kind}")` }));
+  if (typeof item?.html !== "string") {
+    target.append(
+      el("p", {
+        class: "ember-error",
+        text: `(this page cannot draw an item of kind "${String(item?.kind).slice(0, 40)}")`,
+      }),
+    );
     return;
   }
   const nodes = [...fromHtml(item.html).children];
   target.append(...nodes);
   for (const node of nodes) {
-    if (item.full) textButtons(node, item);
+    if (typeof item.full === "string") textButtons(node, item);
     if (node.querySelector("figure[data-dot]")) await drawPictures(node, target);
     if (node.matches(".ember-stepper")) stepThrough(node);
   }
@@ -312,5 +317,6 @@ async function show(target, item) {
  * @param {OutputItem[]} outputs
  */
 export async function renderOutputs(target, outputs) {
+  if (!Array.isArray(outputs)) return;
   for (const item of outputs) await show(target, item);
 }

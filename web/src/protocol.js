@@ -26,6 +26,74 @@ export const REQUEST = Object.freeze({
 });
 
 /**
+ * A plain object (not null, not an array): the shape every message and most answers have.
+ *
+ * @param {unknown} value
+ * @returns {value is Record<string, any>}
+ */
+const isRecord = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * Whether a message from the worker has one of the shapes below (Answer, Failure, Progress, Ask): the learner's code
+ * runs in the worker and can post the page anything, so the page drops whatever has another shape. An answer's
+ * result must have its request's shape too (answerFits).
+ *
+ * @param {unknown} data
+ * @returns {data is Answer | Failure | Progress | Ask}
+ */
+export function isWorkerMessage(data) {
+  if (!isRecord(data) || !Number.isSafeInteger(data.id)) return false;
+  if ("progress" in data) return isRecord(data.progress);
+  if ("ask" in data) return typeof data.ask === "string";
+  if (data.ok === true) return "result" in data;
+  if (data.ok === false) {
+    const kind = data.kind === undefined || typeof data.kind === "string";
+    return typeof data.error === "string" && kind && (data.fatal === undefined || typeof data.fatal === "boolean");
+  }
+  return false;
+}
+
+/**
+ * Whether an answer's result has the shape its kind of request answers (the typedefs below): the page reads these
+ * fields as data and never as HTML, but a made-up answer must not break the page either.
+ *
+ * @param {string} type  one of REQUEST's
+ * @param {unknown} result
+ * @returns {boolean}
+ */
+export function answerFits(type, result) {
+  if (!isRecord(result)) return false;
+  /** @param {unknown} value */
+  const text = (value) => typeof value === "string";
+  /** @param {unknown} value */
+  const problem = (value) =>
+    value === null ||
+    value === undefined ||
+    (isRecord(value) && text(value.message) && text(value.kind) && (value.gap == null || text(value.gap)));
+  /** @param {unknown} value */
+  const claim = (value) =>
+    isRecord(value) && text(value.claim) && typeof value.passed === "boolean" && text(value.message);
+  const faultFields = ["lesson", "title", "gap", "file", "claim", "claim_name", "message", "summary"];
+  /** @param {unknown} value */
+  const fault = (value) =>
+    value === null || value === undefined || (isRecord(value) && faultFields.every((key) => text(value[key])));
+  if (type === REQUEST.RUN)
+    return Array.isArray(result.outputs) && result.outputs.every(isRecord) && problem(result.error);
+  if (type === REQUEST.CHECK) {
+    const results = Array.isArray(result.results) && result.results.every(claim);
+    return results && problem(result.problem) && fault(result.earlier);
+  }
+  if (type === REQUEST.MODULE) return isRecord(result.files) && problem(result.problem);
+  if (type === REQUEST.EARLIER) return isRecord(result.changes) && Array.isArray(result.own);
+  if (type === REQUEST.EDITS) return isRecord(result.changed) && isRecord(result.broken);
+  if (type === REQUEST.SAVE_WORK) {
+    return text(result.error) || (text(result.name) && text(result.data) && Array.isArray(result.notes));
+  }
+  if (type === REQUEST.READ_WORK) return text(result.error) || (isRecord(result.preview) && isRecord(result.changes));
+  return true;
+}
+
+/**
  * A worker's name may carry its boot request's id and snapshot mode (see worker.js's boot): it then starts
  * Python as soon as its own code has run. On a first visit the page's thread is busy reading the page, and
  * a message from it reached the worker 0.2 to 0.5 s after the worker's code had run. The boot request still

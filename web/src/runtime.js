@@ -2,7 +2,7 @@
 // The page's handle on Python: one module worker per visit, requests with ids, Stop, and restarts.
 //
 // The messages are described in protocol.js.
-import { bootName, INPUT, REQUEST } from "./protocol.js";
+import { answerFits, bootName, INPUT, isWorkerMessage, REQUEST } from "./protocol.js";
 
 const STOP_GRACE_MS = 1000; // how long an interrupt may take before the worker is replaced
 const BOOT_TIMEOUT_MS = 120000;
@@ -109,7 +109,10 @@ export class Runtime extends EventTarget {
     this.setState("starting");
     // The worker starts booting from its name; the boot request below (this id) brings the shared buffers.
     this.worker = new Worker(this.workerUrl, { type: "module", name: bootName(this.nextId, this.snapshot) });
-    this.worker.onmessage = ({ data }) => this.settle(data);
+    // The learner's code runs in the worker and may post anything: what has no shape of protocol.js's is dropped.
+    this.worker.onmessage = ({ data }) => {
+      if (isWorkerMessage(data)) this.settle(data);
+    };
     this.worker.onerror = (event) => {
       event.preventDefault?.();
       this.restart("Python stopped unexpectedly");
@@ -216,6 +219,7 @@ export class Runtime extends EventTarget {
   settle({ id, ok, result, error, kind, fatal, progress, ask }) {
     const waiting = this.pending.get(id);
     if (!waiting) return;
+    if (ok && !answerFits(waiting.type, result)) return; // made up: the real answer still comes
     if (progress) {
       if (waiting.onProgress) waiting.onProgress(progress);
       return;

@@ -259,9 +259,32 @@ function watchThroughInterrupts(python, buffer) {
   timelimit.destroy();
 }
 
+// What the learner's code could reach from here and the page relies on: the site's stored data (IndexedDB: Python's
+// snapshot, the linked folder's handle; the Cache API: the offline copy of every page and script, which the service
+// worker answers with) and fresh workers, whose globals would have both again. The worker needs them only while it
+// boots; before the first request that runs Python they go from this worker's globals and every prototype's.
+const OFF_LIMITS = ["indexedDB", "caches", "Worker", "SharedWorker", "BroadcastChannel"];
+let closedOff = false;
+
+/** Take OFF_LIMITS out of reach of the code that runs next (once: only the boot, already done, uses them). */
+function closeOff() {
+  if (closedOff) return;
+  closedOff = true;
+  for (const name of OFF_LIMITS) {
+    try {
+      for (let scope = self; scope; scope = Object.getPrototypeOf(scope))
+        if (Object.hasOwn(scope, name)) delete scope[name];
+      Object.defineProperty(self, name, { value: undefined, configurable: false });
+    } catch {
+      // a browser that will not let it go: the page still takes nothing from here as trusted
+    }
+  }
+}
+
 /** Hand a request to the Python session: JSON in, JSON out; live items go to the page at once. */
 const ask = (type) => async (payload, id) => {
   await wheelsIn;
+  closeOff();
   const live = (text) => self.postMessage({ id, progress: JSON.parse(text) });
   return JSON.parse(session.handle(type, JSON.stringify(payload), live, type === REQUEST.RUN ? asker(id) : undefined));
 };
