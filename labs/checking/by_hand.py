@@ -14,21 +14,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from labs.checking.walks import tensor_order
+
 Flat = list[float]
 
-
-def tensor_order(root: Any) -> list[Any]:
-    """The checker's own order of a tensor graph, output first, each node before its parents (no recursion)."""
-    order, seen, stack = [], set(), [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            order.append(node)
-        elif id(node) not in seen:
-            seen.add(id(node))
-            stack.append((node, True))
-            stack.extend((parent, False) for parent in node._parents)
-    return order[::-1]
 
 
 @dataclass

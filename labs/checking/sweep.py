@@ -28,8 +28,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from labs.checking import references
 from labs.checking.claimkit import Fail, show
 from labs.checking.oracle import nested, size
+from labs.checking.walks import tensor_order
 
 INF, NAN = math.inf, math.nan
 ORDINARY = (-1.5, -0.25, 0.5, 1.25, 2.0, 3.0)
@@ -252,30 +254,45 @@ def refusal_apart(errors: tuple[str, ...], out: Any, error: str | None) -> Findi
                                "why": "The finished piece refuses this input, and the page says it raises."})
 
 
+def list_call_apart(call: str, leaf: Any, handed: list[Any], given: Sequence[Any], forward: Callable[[], Any],
+                    expected: Any, result_shape: Sequence[int], seed: Sequence[float],
+                    leaf_shape: Sequence[int]) -> Finding | None:
+    """Judge one call that is handed a copy of the caller's list (``handed``, made from ``given``): the result, or
+    the refusal the finished piece makes (``expected`` is a references.Refused, or (result, gradient)); the list
+    unchanged by the forward pass; the gradient its rule sends ``leaf`` for ``seed``; and the list unchanged by the
+    rule (a gradient of ``leaf_shape``). A finding's values name the call."""
+    out, error = outcome(forward)
+    finding: Finding | None
+    if isinstance(expected, references.Refused):
+        finding = refusal_apart(expected.errors, out, error)
+    else:
+        data, grad = expected
+        finding = error_finding(error, "a result") if error else result_apart(out, data, tuple(result_shape))
+        if finding is None and not same_input(handed, given):
+            return Finding("changed", {"call": call, "when": "during the forward pass", "got": show(handed)})
+        if finding is None:
+            call = f"the rule of {call}"
+            got, error = outcome(lambda: grads_through(out, seed, (leaf,))[0])
+            if excused(error, grad):
+                return None
+            finding = error_finding(error, "a gradient") if error else grads_apart(got, grad, tuple(leaf_shape))
+        if finding is None and not same_input(handed, given):
+            return Finding("changed", {"call": call, "when": "when its rule ran", "got": show(handed)})
+    if finding is not None:
+        finding.values["call"] = call
+    return finding
+
+
 def leaf(env: Any, flat: Sequence[float], shape: Sequence[int]) -> Any:
     """A learner Tensor of any shape, (0, 2) included (nested lists cannot say it), made as the course makes one."""
     return env.tensor.Tensor.made([float(x) for x in flat], tuple(shape), (), "", None)
-
-
-def walk_order(root: Any) -> list[Any]:
-    """The checker's own order of a learner's tensor graph: output first, each node before its parents."""
-    order, seen, stack = [], set(), [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            order.append(node)
-        elif id(node) not in seen:
-            seen.add(id(node))
-            stack.append((node, True))
-            stack.extend((parent, False) for parent in getattr(node, "_parents", ()) or ())
-    return order[::-1]
 
 
 def grads_through(out: Any, seed: Sequence[float], inputs: Sequence[Any]) -> list[list[float]]:
     """The gradient each input gets when ``seed`` is out.grad, walked by the checker (not the learner's backward())
     through every rule between: a piece may put nodes of its own making between its result and its inputs.
     The inputs start from zeros; a result's rule is called once, after every node that uses it."""
-    order = walk_order(out)
+    order = tensor_order(out)
     for node in order:
         node.grad = [0.0] * len(node.data)
     out.grad = list(seed)

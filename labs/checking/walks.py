@@ -3,6 +3,7 @@
 Each wraps the learner's code without changing what it computes: ``watch_steps`` records the order of the
 ``_backward`` steps, ``large_graph`` lets a very large graph be built and walked at full speed, and
 ``recursion_judged`` turns a RecursionError, or a changed recursion limit, into the claim's message.
+``tensor_order`` is the checker's own order of a tensor graph (lessons 14 to 18), for checks that walk it by hand.
 """
 
 from __future__ import annotations
@@ -84,3 +85,19 @@ def recursion_judged() -> Iterator[None]:
         raise Fail("limit", asked=f"{max(asked):,}")
     if crashed:
         raise Fail("recursion")
+
+
+def tensor_order(root: Any) -> list[Any]:
+    """Every node of a tensor graph that ``root`` reaches, output first, each node before its parents; no recursion.
+
+    A node without ``_parents`` (or with ``None`` there) counts as a leaf."""
+    order, seen, stack = [], set(), [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+        elif id(node) not in seen:
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((parent, False) for parent in getattr(node, "_parents", ()) or ())
+    return order[::-1]

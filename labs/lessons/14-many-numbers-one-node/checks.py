@@ -19,7 +19,7 @@ from labs.checking import oracle, sweep
 from labs.checking.claimkit import Env, Fail, claim, show
 from labs.checking.cost import GROWTH, Tally, Traced, square_growth, tallied
 from labs.checking.own_lists import own_lists_counted, placer
-from labs.checking.walks import large_graph, recursion_judged
+from labs.checking.walks import large_graph, recursion_judged, tensor_order
 
 SHAPE = (2, 3)
 
@@ -390,7 +390,7 @@ class Ops:
 def misshapen(root: Any) -> Fail | None:
     """For the tensor of root's graph nearest the output whose gradient holds more numbers than the tensor,
     Fail("joined"); for one whose gradient holds fewer, Fail("short"); None when every gradient fits."""
-    for tensor in oracle_order(root):
+    for tensor in tensor_order(root):
         grad = getattr(tensor, "grad", None)
         if isinstance(grad, list) and len(grad) != len(tensor.data):
             op = getattr(tensor, "_op", "")
@@ -449,7 +449,7 @@ def trap(ops: Ops, mirrored: bool) -> tuple[Any, Any]:
 
 def first_misstep(ops: Ops, root: Any) -> tuple[str, dict[str, Any]] | None:
     """The first thing one backward() did wrong in running the rules: a message key and its values, or None."""
-    inner = [node for node in oracle_order(root) if node._parents]
+    inner = [node for node in tensor_order(root) if node._parents]
     for node in inner:
         times = sum(1 for ran, _ in ops.runs if ran is node)
         if times != 1:
@@ -462,19 +462,6 @@ def first_misstep(ops: Ops, root: Any) -> tuple[str, dict[str, Any]] | None:
                 return "order", {"node": ops.names[id(node)], "user": ops.names[id(user)]}
     return None
 
-
-def oracle_order(root: Any) -> list[Any]:
-    """The checker's own order of a tensor graph, output first, each node before its parents (no recursion)."""
-    order, seen, stack = [], set(), [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            order.append(node)
-        elif id(node) not in seen:
-            seen.add(id(node))
-            stack.append((node, True))
-            stack.extend((parent, False) for parent in node._parents)
-    return order[::-1]
 
 
 @claim("L14", "backward_order")
@@ -567,7 +554,7 @@ def dismantle(root: Any) -> None:
     A graph without cycles is freed by reference counting, each node freeing its parents inside its
     own deallocation: 5,000 nested deallocations overflow the browser's stack and crash Python there.
     """
-    for node in oracle_order(root):
+    for node in tensor_order(root):
         node._parents, node._backward = (), None
 
 

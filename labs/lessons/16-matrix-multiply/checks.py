@@ -798,33 +798,10 @@ def moved(indices: list[int], n: int) -> list[int]:
 
 def rows_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
     n, m, table, indices, seed = case.data
-    expected = references.rows(table, n, m, indices, seed)
-    call = f"W.rows({show(indices)})"
     w = sweep.leaf(env, table, (n, m))
     handed = list(indices)
-    out, error = sweep.outcome(lambda: w.rows(handed))
-    if isinstance(expected, references.Refused):
-        finding = sweep.refusal_apart(expected.errors, out, error)
-        if finding is not None:
-            finding.values["call"] = call
-        return finding
-    data, grad = expected
-    finding = sweep.error_finding(error, "a result") if error else sweep.result_apart(out, data, (len(indices), m))
-    if finding is not None:
-        finding.values["call"] = call
-        return finding
-    if not sweep.same_input(handed, indices):
-        return sweep.Finding("changed", {"call": call, "when": "during the forward pass", "got": show(handed)})
-    got, error = sweep.outcome(lambda: sweep.grads_through(out, seed, (w,))[0])
-    if sweep.excused(error, grad):
-        return None
-    finding = sweep.error_finding(error, "a gradient") if error else sweep.grads_apart(got, grad, (n, m))
-    if finding is not None:
-        finding.values["call"] = f"the rule of {call}"
-        return finding
-    if not sweep.same_input(handed, indices):
-        return sweep.Finding("changed", {"call": call, "when": "when its rule ran", "got": show(handed)})
-    return None
+    return sweep.list_call_apart(f"W.rows({show(indices)})", w, handed, indices, lambda: w.rows(handed),
+                                 references.rows(table, n, m, indices, seed), (len(indices), m), seed, (n, m))
 
 
 def rows_kept(env: Env, case: sweep.Case) -> sweep.Finding | None:

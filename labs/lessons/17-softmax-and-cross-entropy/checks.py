@@ -544,26 +544,12 @@ def sweep_cases() -> list[sweep.Case]:
 def sweep_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
     n, v, logits, targets, upstream = case.data
     expected = references.cross_entropy(logits, n, v, targets, upstream)
-    call = f"logits.cross_entropy({show(targets)})"
+    if not isinstance(expected, references.Refused):
+        expected = ([expected[0]], expected[1])  # the loss as a 0-d tensor's data
     x = sweep.leaf(env, logits, (n, v))
     handed = list(targets)
-    loss, error = sweep.outcome(lambda: x.cross_entropy(handed))
-    if isinstance(expected, references.Refused):
-        finding = sweep.refusal_apart(expected.errors, loss, error)
-    else:
-        value, grad = expected
-        finding = sweep.error_finding(error, "a result") if error else sweep.result_apart(loss, [value], ())
-        if finding is None and not sweep.same_input(handed, targets):
-            return sweep.Finding("changed", {"call": call, "when": "during the forward pass", "got": show(handed)})
-        if finding is None:
-            call = f"the rule of {call}"
-            got, error = sweep.outcome(lambda: sweep.grads_through(loss, [upstream], (x,))[0])
-            finding = sweep.error_finding(error, "a gradient") if error else sweep.grads_apart(got, grad, (n, v))
-        if finding is None and not sweep.same_input(handed, targets):
-            return sweep.Finding("changed", {"call": call, "when": "when its rule ran", "got": show(handed)})
-    if finding is not None:
-        finding.values["call"] = call
-    return finding
+    return sweep.list_call_apart(f"logits.cross_entropy({show(targets)})", x, handed, targets,
+                                 lambda: x.cross_entropy(handed), expected, (), [upstream], (n, v))
 
 
 def sweep_kept(env: Env, case: sweep.Case) -> sweep.Finding | None:
