@@ -59,6 +59,8 @@ WATCH = """() => {
 # How many times a cell has drawn its live loss curve while it runs (each draw replaces the last).
 COUNT_DRAWS = """box => {
   box.__draws = 0;
+  if (box.__counting) return;
+  box.__counting = true;
   new MutationObserver((changes) => {
     for (const change of changes)
       for (const node of change.addedNodes) if (node.dataset?.key === "loss") box.__draws += 1;
