@@ -282,3 +282,33 @@ def test_without_isolation_stop_restarts_and_offers_the_lost_cells(page: Page, p
     note = first.locator(".ember-restarted")
     expect(note).to_have_text("Stopped: Python was restarted. Your code is safe; run the cell again.", timeout=BOOT_MS)
     expect(note.get_by_role("button")).to_have_count(0)
+
+
+def test_a_clean_up_of_seconds_ends_in_the_same_python(page: Page, base_url: str) -> None:
+    """A cell whose `except KeyboardInterrupt` works for three seconds (a slow device's clean-up) is let finish:
+    what it made is kept, and Python is not restarted."""
+    open_page(page, base_url + LESSON_10)
+    wait_for_lab(page)
+    wait_for_cells(page)
+    page.evaluate(WATCH)
+    code = """import time
+made = 0
+try:
+    while True:
+        made += 1
+except KeyboardInterrupt:
+    until = time.monotonic() + 3
+    while time.monotonic() < until:
+        pass
+    print("cleaned up after", made > 0)"""
+    replace_cell_code(page, 2, code)
+    box = cell(page, 2)
+    click_run(box.get_by_role("button", name="Run", exact=True))
+    expect(page.locator("#ember-python")).to_have_attribute("data-state", "running")
+    box.get_by_role("button", name="Stop").click()
+    stopped_in_place(page, box)
+    expect(box.locator(".ember-output")).to_contain_text("cleaned up after True")
+    replace_cell_code(page, 2, "print('still here', made > 0)")
+    expect(run_cell(page, 2)).to_contain_text("still here True")
+    assert page.evaluate("window.__toasts") == 0
+
