@@ -272,7 +272,14 @@ def test_without_isolation_stop_restarts_and_offers_the_lost_cells(page: Page, p
     click_run(box.get_by_role("button", name="Run", exact=True))
     box.get_by_role("button", name="Stop").click()
     expect(box.locator(".ember-restarted")).to_contain_text("Stopped: Python was restarted", timeout=BOOT_MS)
+    # A cell run before the cells above it ran again misses their name, and is told why, with the same offer.
+    uses = run_cell(page, 1)
+    expect(uses).to_contain_text("NameError")
+    expect(uses.locator(".ember-restarted")).to_contain_text(
+        "Python was restarted since example cell 1 above ran, so what it made")
+    expect(uses.get_by_role("button", name="Run cell 1 again")).to_be_visible()
     lost_cells_run_again(page, box)
+    expect(cell(page, 1).locator(".ember-restarted")).to_have_count(0)
 
     # The first cell has no cells above it: running it again is all it takes.
     replace_cell_code(page, 0, "while True:\n    pass")

@@ -43,6 +43,16 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
       .map((_, above) => above)
       .filter((above) => above < index && (ranIn.get(`${page}#${above}`) ?? runtime.restarts) < runtime.restarts);
   holders.forEach((holder, index) => {
+    /**
+     * @param {string} reason
+     * @param {number[]} lost
+     */
+    const restartNote = (reason, lost) => afterRestart(reason, lost, runners, () => run.focus());
+    /**
+     * @param {string} reason
+     * @param {number[]} lost
+     */
+    const lostNote = (reason, lost) => afterRestart(reason, lost, runners, () => run.focus(), true);
     const code = holder.querySelector("code")?.textContent ?? "";
     holder.replaceChildren();
     const run = el("button", { class: "md-button md-button--primary ember-run", type: "button" }, "Run");
@@ -88,6 +98,10 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         output.replaceChildren();
         await renderOutputs(output, result.outputs);
         if (result.error) showError(output, result.error, { lesson, loadFinished });
+        const lost = result.error?.kind === PROBLEM.ERROR ? lostAbove(index) : [];
+        // A name the cells above made may be what is missing: Python was restarted since they ran.
+        if (lost.length)
+          output.append(lostNote(`Python was restarted since example ${cellNames(lost)} above ran`, lost));
         status.textContent = result.error
           ? ""
           : `done in ${Math.round(performance.now() - started)} ms; its output is below`;
@@ -97,7 +111,7 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         const restarted = runtime.wasRestarted(error);
         output.append(
           restarted
-            ? restartNote(error.message, lostAbove(index), runners, () => run.focus())
+            ? restartNote(error.message, lostAbove(index))
             : el("p", { class: "ember-error", text: String(error.message || error) }),
         );
         status.textContent = "";
@@ -152,27 +166,31 @@ function cellNames(indexes) {
 }
 
 /**
- * What a cell says when Python was restarted under it. Where cells above it had run in the Python that is
- * gone, it names them (this cell may use what they made) and offers one button that runs them again, in order;
- * otherwise nothing above was lost, and running the cell again is all it takes.
+ * What a cell says when Python was restarted under it (or, ``since``, after the cells above ran). Where cells
+ * above it had run in the Python that is gone, it names them (this cell may use what they made) and offers one
+ * button that runs them again, in order; otherwise nothing above was lost, and running the cell again is all it
+ * takes.
  *
  * @param {string} reason  why Python was restarted
  * @param {number[]} lost  the indexes of the cells above whose results are gone
  * @param {Array<() => Promise<boolean>>} runners  every cell's run, by index
  * @param {() => void} done  called once the cells above ran again (moves the focus to this cell's Run)
+ * @param {boolean} [since]  the restart came before this run: the cell ran, and may have missed their names
  * @returns {HTMLElement}
  */
-function restartNote(reason, lost, runners, done) {
-  const box = el("div", { class: "ember-error ember-restarted", role: "alert" });
+function afterRestart(reason, lost, runners, done, since = false) {
+  // After a run that failed, its problem is already announced: this note is said more quietly.
+  const box = el("div", { class: "ember-error ember-restarted", role: since ? "status" : "alert" });
   if (!lost.length) {
     box.append(el("p", { text: `${reason}. Your code is safe; run the cell again.` }));
     return box;
   }
   box.append(
     el("p", {
-      text:
-        `${reason}. Your code is safe, but what example ${cellNames(lost)} above made (their names and ` +
-        "results) was lost with it, and this cell may use it.",
+      text: since
+        ? `${reason}, so what ${lost.length > 1 ? "they" : "it"} made (names and results) is gone, and this cell may need it.`
+        : `${reason}. Your code is safe, but what example ${cellNames(lost)} above made (their names and ` +
+          "results) was lost with it, and this cell may use it.",
     }),
   );
   const progress = el("p", { "aria-live": "polite" });
@@ -195,7 +213,7 @@ function restartNote(reason, lost, runners, done) {
           }
         }
         again.remove();
-        progress.textContent = `Example ${cellNames(lost)} ran again. Run this cell when you are ready.`;
+        progress.textContent = `Example ${cellNames(lost)} ran again. Run this cell ${since ? "again " : ""}when you are ready.`;
         done();
       },
     },
