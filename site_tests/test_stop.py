@@ -278,6 +278,7 @@ def test_without_isolation_stop_restarts_and_offers_the_lost_cells(page: Page, p
     expect(uses.locator(".ember-restarted")).to_contain_text(
         "Python was restarted since example cell 1 above ran, so what it made")
     expect(uses.get_by_role("button", name="Run cell 1 again")).to_be_visible()
+    shoot_and_check(page, cell(page, 1), "lost-since")
     lost_cells_run_again(page, box)
     expect(cell(page, 1).locator(".ember-restarted")).to_have_count(0)
 
