@@ -17,6 +17,13 @@ const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
  */
 
 /**
+ * The Python (its number of restarts, runtime.restarts) in which each cell last ran, by "page#index": the names
+ * it made live in that Python only. Kept for the visit, so a page visited again still knows.
+ * @type {Map<string, number>}
+ */
+const ranIn = new Map();
+
+/**
  * Turn every .ember-cell of a page into a runnable cell.
  *
  * @param {ParentNode} root
@@ -25,24 +32,48 @@ const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
  */
 export function mountCells(root, { runtime, lesson, page, loadFinished }) {
   const holders = /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-cell"));
+  /** @type {Array<() => Promise<boolean>>} each cell's run, in the page's order */
+  const runners = [];
+  /**
+   * The cells above ``index`` that ran in a Python since replaced: what they made is gone (numbers from 1).
+   * @param {number} index
+   */
+  const lostAbove = (index) =>
+    runners
+      .map((_, above) => above)
+      .filter((above) => above < index && (ranIn.get(`${page}#${above}`) ?? runtime.restarts) < runtime.restarts);
   holders.forEach((holder, index) => {
+    /**
+     * @param {string} reason
+     * @param {number[]} lost
+     */
+    const restartNote = (reason, lost) => afterRestart(reason, lost, runners, () => run.focus());
+    /**
+     * @param {string} reason
+     * @param {number[]} lost
+     */
+    const lostNote = (reason, lost) => afterRestart(reason, lost, runners, () => run.focus(), true);
     const code = holder.querySelector("code")?.textContent ?? "";
     holder.replaceChildren();
     const run = el("button", { class: "md-button md-button--primary ember-run", type: "button" }, "Run");
     const stop = el("button", { class: "md-button ember-stop", type: "button", hidden: true }, "Stop");
+    // Offered only when a stopped cell does not end (it ignores Stop, or loops in its clean-up).
+    const restart = el("button", { class: "md-button ember-restart", type: "button", hidden: true }, "Restart Python");
     const status = el("span", { class: "ember-status", "aria-live": "polite" });
     // The output is not a live region: a cell that prints a thousand lines, or redraws its plot at every step of a
     // training, would be read out line by line. The status beside Run says, once, that the run ended.
     const output = el("div", { class: "ember-output" });
     const editorBox = el("div", { class: "ember-editor" });
-    holder.append(editorBox, el("div", { class: "ember-toolbar" }, run, stop, status), output);
+    holder.append(editorBox, el("div", { class: "ember-toolbar" }, run, stop, restart, status), output);
     const view = cellEditor(editorBox, code.replace(/\n$/, ""), {
       onRun: () => execute(),
       label: `Example cell ${index + 1}: Python code`,
     });
+    let stopping = false;
 
+    /** @returns {Promise<boolean>} true when the cell ran to its end without an error */
     async function execute() {
-      if (!run.hidden && run.disabled) return;
+      if (!run.hidden && run.disabled) return false;
       run.disabled = true;
       stop.hidden = false;
       output.replaceChildren();
@@ -61,39 +92,135 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         // Python lays pictures out for the output's width (their text keeps its size on a phone).
         const room = roomIn(output, 1, 100000);
         const payload = { page, lab: lesson, ...storage.work(), code: view.state.doc.toString(), room };
-        const result = await runtime.run(payload, onProgress, onAsk);
+        const running = runtime.run(payload, onProgress, onAsk);
+        ranIn.set(`${page}#${index}`, runtime.restarts);
+        const result = await running;
         output.replaceChildren();
         await renderOutputs(output, result.outputs);
         if (result.error) showError(output, result.error, { lesson, loadFinished });
+        const lost = result.error?.kind === PROBLEM.ERROR ? lostAbove(index) : [];
+        // A name the cells above made may be what is missing: Python was restarted since they ran.
+        if (lost.length)
+          output.append(lostNote(`Python was restarted since example ${cellNames(lost)} above ran`, lost));
         status.textContent = result.error
           ? ""
           : `done in ${Math.round(performance.now() - started)} ms; its output is below`;
         holder.dataset.state = result.error ? "error" : "done";
+        return !result.error;
       } catch (error) {
         const restarted = runtime.wasRestarted(error);
         output.append(
-          el("p", {
-            class: "ember-error",
-            text: restarted
-              ? `${error.message}. Your code is safe; run the cell again.`
-              : String(error.message || error),
-          }),
+          restarted
+            ? restartNote(error.message, lostAbove(index))
+            : el("p", { class: "ember-error", text: String(error.message || error) }),
         );
         status.textContent = "";
         holder.dataset.state = restarted ? "restarted" : "error";
+        return false;
       } finally {
         run.disabled = false;
         stop.hidden = true;
+        stop.textContent = "Stop";
+        stop.removeAttribute("aria-disabled");
+        restart.hidden = true;
       }
     }
+    runners.push(execute);
 
     run.addEventListener("click", execute);
     stop.addEventListener("click", async () => {
-      status.textContent = "stopping…";
-      const how = await runtime.stop();
+      if (stop.getAttribute("aria-disabled") === "true") return; // the first Stop is still being honoured
+      if (stopping) {
+        // Offered once the cell is slow to end: one more KeyboardInterrupt (its clean-up may be what loops).
+        runtime.interrupt();
+        status.textContent = "stopping: the cell was interrupted again…";
+        return;
+      }
+      stopping = true;
+      stop.setAttribute("aria-disabled", "true");
+      status.textContent = runtime.canInterrupt ? "stopping: the cell is cleaning up…" : "stopping: restarting Python…";
+      const how = await runtime.stop(() => {
+        stop.removeAttribute("aria-disabled");
+        stop.textContent = "Stop again";
+        restart.hidden = false;
+        status.textContent =
+          "The cell has not stopped: it may be ignoring Stop. Wait, press Stop again, or restart Python " +
+          "(what the cells made is lost; your code is kept).";
+      });
+      stopping = false;
       if (how === "interrupted") status.textContent = "stopped";
     });
+    restart.addEventListener("click", () => runtime.restart("Stopped: Python was restarted"));
   });
+}
+
+/**
+ * "cells 1, 2 and 4" (numbers from 1 for indexes from 0).
+ *
+ * @param {number[]} indexes
+ */
+function cellNames(indexes) {
+  const names = indexes.map((index) => String(index + 1));
+  const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0];
+  return `${names.length > 1 ? "cells" : "cell"} ${list}`;
+}
+
+/**
+ * What a cell says when Python was restarted under it (or, ``since``, after the cells above ran). Where cells
+ * above it had run in the Python that is gone, it names them (this cell may use what they made) and offers one
+ * button that runs them again, in order; otherwise nothing above was lost, and running the cell again is all it
+ * takes.
+ *
+ * @param {string} reason  why Python was restarted
+ * @param {number[]} lost  the indexes of the cells above whose results are gone
+ * @param {Array<() => Promise<boolean>>} runners  every cell's run, by index
+ * @param {() => void} done  called once the cells above ran again (moves the focus to this cell's Run)
+ * @param {boolean} [since]  the restart came before this run: the cell ran, and may have missed their names
+ * @returns {HTMLElement}
+ */
+function afterRestart(reason, lost, runners, done, since = false) {
+  // After a run that failed, its problem is already announced: this note is said more quietly.
+  const box = el("div", { class: "ember-error ember-restarted", role: since ? "status" : "alert" });
+  if (!lost.length) {
+    box.append(el("p", { text: `${reason}. Your code is safe; run the cell again.` }));
+    return box;
+  }
+  box.append(
+    el("p", {
+      text: since
+        ? `${reason}, so what ${lost.length > 1 ? "they" : "it"} made (names and results) is gone, and this cell may need it.`
+        : `${reason}. Your code is safe, but what example ${cellNames(lost)} above made (their names and ` +
+          "results) was lost with it, and this cell may use it.",
+    }),
+  );
+  const progress = el("p", { "aria-live": "polite" });
+  const again = el(
+    "button",
+    {
+      class: "md-button ember-run-above",
+      type: "button",
+      onclick: async () => {
+        if (again.getAttribute("aria-disabled") === "true") return;
+        again.setAttribute("aria-disabled", "true");
+        for (const [step, index] of lost.entries()) {
+          progress.textContent = `Running example cell ${index + 1} (${step + 1} of ${lost.length})…`;
+          if (!(await runners[index]())) {
+            progress.textContent =
+              `Example cell ${index + 1} ended with a problem (its output says what), so the cells after it ` +
+              "were not run.";
+            again.removeAttribute("aria-disabled");
+            return;
+          }
+        }
+        again.remove();
+        progress.textContent = `Example ${cellNames(lost)} ran again. Run this cell ${since ? "again " : ""}when you are ready.`;
+        done();
+      },
+    },
+    `Run ${cellNames(lost)} again`,
+  );
+  box.append(el("div", { class: "ember-toolbar" }, again), progress);
+  return box;
 }
 
 /**

@@ -64,6 +64,7 @@ export class Lab {
   /** @type {HTMLElement} */ earlierBox;
   /** @type {HTMLButtonElement} */ runButton;
   /** @type {HTMLButtonElement} */ stopButton;
+  /** @type {HTMLButtonElement} */ restartButton;
   /** @type {HTMLButtonElement} */ undoButton;
   /** @type {HTMLParagraphElement} */ notice;
   /** @type {HTMLButtonElement} */ notebookButton;
@@ -140,8 +141,19 @@ export class Lab {
     );
     this.stopButton = el(
       "button",
-      { class: "md-button", type: "button", hidden: true, onclick: () => this.runtime.stop() },
+      { class: "md-button", type: "button", hidden: true, onclick: () => this.stopChecks() },
       "Stop",
+    );
+    // Offered only when checks that were stopped do not end (the learner's code ignores Stop).
+    this.restartButton = el(
+      "button",
+      {
+        class: "md-button ember-restart",
+        type: "button",
+        hidden: true,
+        onclick: () => this.runtime.restart("Stopped: Python was restarted"),
+      },
+      "Restart Python",
     );
     this.undoButton = el(
       "button",
@@ -184,6 +196,7 @@ export class Lab {
         { class: "ember-toolbar" },
         this.runButton,
         this.stopButton,
+        this.restartButton,
         this.undoButton,
         loadButton,
         ...downloads,
@@ -604,6 +617,15 @@ export class Lab {
     }
   }
 
+  /** Stop the checks in place; if they do not end, offer to restart Python. */
+  async stopChecks() {
+    await this.runtime.stop(() => {
+      this.restartButton.hidden = false;
+      this.notice.textContent =
+        "The checks have not stopped: your code may be ignoring Stop. Restart Python to end them.";
+    });
+  }
+
   /** Run the lesson's checks and show their report. */
   async check() {
     this.runButton.disabled = true;
@@ -623,6 +645,8 @@ export class Lab {
     } finally {
       this.runButton.disabled = false;
       this.stopButton.hidden = true;
+      if (!this.restartButton.hidden) this.notice.textContent = "";
+      this.restartButton.hidden = true;
     }
   }
 

@@ -4,7 +4,9 @@
 // The messages are described in protocol.js.
 import { answerFits, bootName, INPUT, isWorkerMessage, REQUEST } from "./protocol.js";
 
-const STOP_GRACE_MS = 1000; // how long an interrupt may take before the worker is replaced
+// How long a stopped run may take to end (its own clean-up: except KeyboardInterrupt, finally) before the page
+// offers to restart Python. It is never restarted for taking long: a slow device's clean-up may take seconds.
+export const STOP_PATIENCE_MS = 10000;
 const BOOT_TIMEOUT_MS = 120000;
 const SNAPSHOT_BOOT_MS = 20000; // a start from the stored snapshot takes a second or two; damaged, it may hang
 
@@ -81,6 +83,7 @@ export class Runtime extends EventTarget {
     this.snapshot = "use"; // how the next boot uses the stored memory snapshot: use, none, off, drop (worker.js)
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.snapshotWatch = undefined;
+    this.restarts = 0; // how many times Python was replaced: what ran before the last one is gone
   }
 
   /** True when Stop can interrupt Python in place (the page is cross-origin isolated). */
@@ -342,26 +345,41 @@ export class Runtime extends EventTarget {
   }
 
   /**
-   * Stop whatever runs: interrupt it if possible, otherwise (or if that fails) restart Python.
+   * Ask the running code to stop in place: Python raises KeyboardInterrupt at its next instruction (an input()
+   * waiting for the learner gives up and raises it itself). False where the page cannot interrupt in place.
    *
+   * @returns {boolean}
+   */
+  interrupt() {
+    if (!this.interrupts || !this.hasWork()) return false;
+    if (this.asking !== null) this.answer(this.asking, null);
+    else this.interrupts[0] = 2;
+    return true;
+  }
+
+  /**
+   * Stop whatever runs. Where Python can be interrupted in place, it is, and this waits for the code's own
+   * clean-up (except KeyboardInterrupt, finally) to end, however long it takes; ``onSlow`` is called once if
+   * the run has not ended after STOP_PATIENCE_MS, so that the page can offer a restart (``restart``). Where
+   * it cannot, Python is restarted at once.
+   *
+   * @param {(() => void) | null} [onSlow]
    * @returns {Promise<"idle" | "interrupted" | "restarted">}
    */
-  async stop() {
+  async stop(onSlow = null) {
     if (!this.hasWork()) return "idle";
-    const settled = new Promise((resolve) => {
+    if (!this.interrupt()) {
+      this.restart("Stopped: Python was restarted");
+      return "restarted";
+    }
+    const generation = this.restarts;
+    const slow = setTimeout(() => onSlow?.(), STOP_PATIENCE_MS);
+    await new Promise((resolve) => {
       const check = () => (this.hasWork() ? setTimeout(check, 20) : resolve(true));
       check();
     });
-    if (this.interrupts) {
-      // An input() waiting for the learner gives up and raises KeyboardInterrupt itself; anything
-      // else gets SIGINT, and Python raises KeyboardInterrupt at its next instruction.
-      if (this.asking !== null) this.answer(this.asking, null);
-      else this.interrupts[0] = 2;
-      const stopped = await Promise.race([settled, sleep(STOP_GRACE_MS).then(() => false)]);
-      if (stopped) return "interrupted";
-    }
-    this.restart("Stopped: Python was restarted");
-    return "restarted";
+    clearTimeout(slow);
+    return this.restarts === generation ? "interrupted" : "restarted";
   }
 
   /**
@@ -373,6 +391,7 @@ export class Runtime extends EventTarget {
     clearTimeout(this.snapshotWatch);
     if (this.worker) this.worker.terminate();
     this.asking = null;
+    this.restarts += 1;
     const waiting = [...this.pending.values()];
     this.pending.clear();
     for (const item of waiting) item.reject(new RuntimeRestarted(reason));
