@@ -148,7 +148,7 @@ def test_lesson_12s_training_stopped_twice_keeps_the_model_and_trains_on(page: P
 
 
 @pytest.mark.long
-def test_lesson_18s_training_stopped_keeps_w_at_its_last_step(page: Page, base_url: str) -> None:
+def test_lesson_18s_training_stopped_twice_keeps_w_and_trains_on(page: Page, base_url: str) -> None:
     fill_lab(page, base_url + LESSON_18, "L18")
     index, source = training_cell("L18")
     run_cells_before(page, index)
@@ -161,19 +161,23 @@ def test_lesson_18s_training_stopped_keeps_w_at_its_last_step(page: Page, base_u
     names_index = next(n for n, code in enumerate(fences(PAGES["L18"], "ember-cell")) if "import sample" in code)
     names_source = fences(PAGES["L18"], "ember-cell")[names_index].rstrip("\n")
 
-    for draws in (1, 3):  # after its first progress output, and later
+    previous = 0
+    for draws in (1, 3):  # after its first progress output, then later, on from where the first Stop left W
         stop_after_draws(page, box, draws)
         stopped_in_place(page, box)
         text = output.inner_text()
         found = re.search(r"Stopped: W keeps the weights of step (\d+), its last finished step\.", text)
         assert found, text
         step = int(found.group(1))
-        assert step >= 10 * draws  # the live curve is drawn every 10 steps
+        assert step >= previous + 10 * draws  # each run draws its live curve every 10 of its own steps
         expect(output).to_contain_text("W's loss now:")
-        # W is where its last finished step left it: that step's loss was measured before it, so W's is lower.
-        probe = "print(len(history), bigram_loss(W.data, counts) < history[-1][1], any(W.data))"
+        # W is where its last finished step left it (that step's loss was measured before it, so W's is lower),
+        # and the curve runs on from the first run's steps without a gap.
+        probe = ("print(len(history), history[-1][0], [s for s, _ in history] == list(range(1, len(history) + 1)),"
+                 " bigram_loss(W.data, counts) < history[-1][1], any(W.data))")
         replace_cell_code(page, names_index, probe)
-        expect(run_cell(page, names_index)).to_contain_text(f"{step} True True")
+        expect(run_cell(page, names_index)).to_contain_text(f"{step} {step} True True True")
+        previous = step
 
     replace_cell_code(page, names_index, names_source)
     names = run_cell(page, names_index)
