@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -253,9 +254,10 @@ def download_all(learner: Learner) -> tuple[str, bytes]:
     box = learner.find(".ember-your-work")
     learner.click(learner.button(box, "Download all my work"))
 
-    def arrived() -> Path | None:
-        done = [path for path in folder.iterdir() if path.suffix == ".zip" and path.stat().st_size]
-        return done[0] if done and not list(folder.glob("*.part")) else None
+    def arrived() -> Path | None:  # whole: nothing else (a browser's partial file) beside it, and it reads as a zip
+        files = list(folder.iterdir())
+        whole = len(files) == 1 and files[0].suffix == ".zip" and zipfile.is_zipfile(files[0])
+        return files[0] if whole else None
 
     path = wait_until(arrived, 60, f"the work file in {folder}")
     return path.name, path.read_bytes()

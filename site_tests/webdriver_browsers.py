@@ -128,7 +128,11 @@ def _webkit(downloads: Path, shares_memory: bool, display: str) -> WebDriver:
     options = Options()
     options.binary_location = MINIBROWSER
     options.add_argument("--automation")
-    env = {**os.environ, "DISPLAY": display, "XDG_DOWNLOAD_DIR": str(downloads)}
+    # MiniBrowser saves a download, unasked, in the user's download folder, which GLib reads from user-dirs.dirs.
+    config = downloads.with_name(downloads.name + "-config")
+    config.mkdir(exist_ok=True)
+    (config / "user-dirs.dirs").write_text(f'XDG_DOWNLOAD_DIR="{downloads}"\n')
+    env = {**os.environ, "DISPLAY": display, "XDG_CONFIG_HOME": str(config)}
     env["JSC_useSharedArrayBuffer"] = "true" if shares_memory else "false"
     driver = webdriver.WebKitGTK(options=options, service=Service(executable_path=WEBKIT_DRIVER, env=env))
     driver.set_window_size(*VIEWPORT)
@@ -158,6 +162,7 @@ def browser_session(engine: str) -> Iterator[Session]:
         if display:
             display.stop()
         shutil.rmtree(downloads, ignore_errors=True)
+        shutil.rmtree(downloads.with_name(downloads.name + "-config"), ignore_errors=True)
 
 
 # The page hook: console.error, uncaught errors and unhandled rejections, kept in window.__emberErrors.
