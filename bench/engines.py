@@ -44,6 +44,7 @@ new MutationObserver((_, observer) => {
 """
 SNAPSHOT_STORED = "return localStorage.getItem('ember:snapshot')"
 TIMEOUT_S = 240.0
+PHASES = "return (window.emberRuntime && window.emberRuntime.bootInfo || {}).phases || {}"
 
 
 @dataclass
@@ -51,6 +52,7 @@ class Times:
     cold: list[float] = field(default_factory=list)
     warm: list[float] = field(default_factory=list)
     starts: list[str] = field(default_factory=list)
+    phases: dict = field(default_factory=dict)  # the last warm start's, on the worker's clock (worker.js's marks)
     late: int = 0
 
 
@@ -71,6 +73,7 @@ def visit_webdriver(engine: str, url: str, times: Times) -> None:
         driver.refresh()
         times.warm.append(measured(driver.execute_async_script(READY_JS), times))
         times.starts.append(driver.execute_script("return document.documentElement.dataset.pythonStart"))
+        times.phases = driver.execute_script(PHASES)
 
 
 def chromium_visitor() -> tuple[Callable[[str, Times], None], Callable[[], None]]:
@@ -89,6 +92,7 @@ def chromium_visitor() -> tuple[Callable[[str, Times], None], Callable[[], None]
             page.reload()
             times.warm.append(measured(page.evaluate(as_promise), times))
             times.starts.append(page.evaluate("document.documentElement.dataset.pythonStart"))
+            times.phases = page.evaluate(f"() => {{ {PHASES} }}")
         finally:
             context.close()
 
@@ -135,6 +139,10 @@ def main() -> None:
         starts = ", ".join(sorted(set(got.starts)))
         late = f" ({got.late} seen late)" if got.late else ""
         print(f"{engine:<14}{cold:>7.2f}s{ratio_cold:>12}{warm:>7.2f}s{ratio_warm:>12}  {starts}{late}")
+    print("\nthe last warm start's phases in the worker (ms from the boot request): ")
+    for engine, got in times.items():
+        marks = sorted(got.phases.items(), key=lambda mark: mark[1])
+        print(f"{engine:<14}" + ", ".join(f"{name} {ms}" for name, ms in marks))
 
 
 if __name__ == "__main__":
