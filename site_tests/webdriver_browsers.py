@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from selenium import webdriver
-from selenium.common.exceptions import JavascriptException, StaleElementReferenceException, WebDriverException
+from selenium.common.exceptions import JavascriptException, StaleElementReferenceException
 from selenium.webdriver.remote.webdriver import WebDriver
 
 FIREFOX = "/usr/bin/firefox-esr"
@@ -198,11 +198,7 @@ def wait_for(driver: WebDriver, script: str, timeout: float = WAIT_S, what: str 
     while True:
         try:
             last = driver.execute_script(script)
-        except (JavascriptException, StaleElementReferenceException):
-            last = None
-        except WebDriverException as error:
-            if "navigat" not in str(error).lower() and "context" not in str(error).lower():
-                raise
+        except (JavascriptException, StaleElementReferenceException):  # a document going, or not yet there
             last = None
         if last:
             return last
