@@ -55,8 +55,8 @@ async function transaction(mode, work) {
       const tx = db.transaction(STORE, mode);
       const request = work(tx.objectStore(STORE));
       tx.oncomplete = () => resolve(request.result);
-      tx.onerror = () => reject(refusal(tx.error || request.error));
-      tx.onabort = () => reject(refusal(tx.error || request.error));
+      tx.onerror = () => reject(refusal(tx.error));
+      tx.onabort = () => reject(refusal(tx.error));
     });
   } finally {
     db.close();
