@@ -14,12 +14,13 @@ echo "== biome (the page code's linter and formatter)"
 node_modules/.bin/biome ci web
 echo "== tsc (the page code's types, from its JSDoc)"
 node_modules/.bin/tsc --noEmit -p web/jsconfig.json
-# Chromium (from Debian's packages on a fresh machine: mostly download and unpacking) installs while the
-# site builds; the tests wait for both.
-bash scripts/setup-chromium.sh &
-chromium=$!
+# Chromium, then Firefox ESR, WebKitGTK's driver and Xvfb (from Debian's packages on a fresh machine: mostly
+# download and unpacking; one after the other, as apt takes one install at a time) install while the site
+# builds; the tests wait for both.
+{ bash scripts/setup-chromium.sh && bash scripts/setup-browsers.sh; } &
+browsers=$!
 .venv/bin/python scripts/build_site.py
-wait "$chromium"
+wait "$browsers"
 wait "$torch"
 # Two phases: every test but those marked "alone" in EMBER_TEST_PROCESSES processes (2 by default), then
 # those, whose verdicts depend on time, one at a time with nothing else running. Arguments go to both.

@@ -127,8 +127,10 @@ async function snapshotOnce(runtime) {
     await runtime.makeSnapshot();
     localStorage.setItem(SNAPSHOT_FLAG, "1");
     runtime.snapshot = "use"; // a restart of Python (after Stop, or a crash) starts from it
-  } catch {
+  } catch (error) {
     runtime.snapshot = "off"; // this browser cannot: leave it, every start is a normal one
+    // Nothing the learner must act on (Python works, only its next start is slower): said for whoever looks.
+    console.warn(`${error instanceof Error ? error.message : String(error)}; later starts of Python here start afresh`);
   }
 }
 

@@ -10,6 +10,27 @@ const STORE = "snapshots";
 const ENTRY = "current";
 const KEY = "current-key"; // a small entry beside the large one: which snapshot is there, read at once
 
+/**
+ * An error that says what went wrong: WebKit refuses some writes with no error at all (`null`).
+ *
+ * @param {DOMException | null} error
+ * @returns {Error}
+ */
+function refusal(error) {
+  if (error) return new Error(`the browser's storage refused it (${error.name}: ${error.message})`);
+  return new Error("the browser's storage refused it without giving a reason");
+}
+
+/**
+ * What an error says, whatever was thrown.
+ *
+ * @param {unknown} error
+ * @returns {string}
+ */
+function said(error) {
+  return error instanceof Error || error instanceof DOMException ? error.message : String(error);
+}
+
 /** @returns {Promise<IDBDatabase>} */
 function database() {
   return new Promise((resolve, reject) => {
@@ -34,8 +55,8 @@ async function transaction(mode, work) {
       const tx = db.transaction(STORE, mode);
       const request = work(tx.objectStore(STORE));
       tx.oncomplete = () => resolve(request.result);
-      tx.onerror = () => reject(tx.error);
-      tx.onabort = () => reject(tx.error);
+      tx.onerror = () => reject(refusal(tx.error));
+      tx.onabort = () => reject(refusal(tx.error));
     });
   } finally {
     db.close();
@@ -61,10 +82,10 @@ export async function storedKey() {
 export async function readSnapshot(key) {
   const entry = await transaction("readonly", (store) => store.get(ENTRY));
   if (!entry || entry.key !== key) throw new Error("the stored snapshot is missing");
-  if (!(entry.bytes instanceof Blob) || entry.bytes.size !== entry.size) {
-    throw new Error("the stored snapshot is not the size it was stored with");
-  }
-  return new Uint8Array(await entry.bytes.arrayBuffer());
+  const { bytes } = entry; // a Blob, or an ArrayBuffer where the browser refused the Blob (writeSnapshot)
+  const size = bytes instanceof Blob ? bytes.size : bytes instanceof ArrayBuffer ? bytes.byteLength : -1;
+  if (size !== entry.size) throw new Error("the stored snapshot is not the size it was stored with");
+  return new Uint8Array(bytes instanceof Blob ? await bytes.arrayBuffer() : bytes);
 }
 
 /**
@@ -74,13 +95,25 @@ export async function readSnapshot(key) {
  * @param {Uint8Array<ArrayBuffer>} bytes
  */
 export async function writeSnapshot(key, bytes) {
-  // As a Blob: reading one back (its bytes straight from disk) takes a third of the time an ArrayBuffer
-  // takes to come out of IndexedDB (about 20 against 60 ms for 31 MB).
-  const blob = new Blob([bytes]);
-  await transaction("readwrite", (store) => {
-    store.put({ key, size: blob.size, bytes: blob, saved: Date.now() }, ENTRY);
-    return store.put({ key }, KEY);
-  });
+  /** @param {Blob | ArrayBuffer} stored */
+  const write = (stored) =>
+    transaction("readwrite", (store) => {
+      store.put({ key, size: bytes.byteLength, bytes: stored, saved: Date.now() }, ENTRY);
+      return store.put({ key }, KEY);
+    });
+  try {
+    // As a Blob: reading one back (its bytes straight from disk) takes a third of the time an ArrayBuffer
+    // takes to come out of IndexedDB (about 20 against 60 ms for 31 MB).
+    await write(new Blob([bytes]));
+  } catch (refused) {
+    // WebKit's ephemeral storage (Safari's private windows, its WebDriver sessions) refuses every Blob, and
+    // takes the same bytes as an ArrayBuffer.
+    try {
+      await write(bytes.buffer.byteLength === bytes.byteLength ? bytes.buffer : bytes.slice().buffer);
+    } catch (error) {
+      throw new Error(`Python's memory snapshot was not stored: as a Blob, ${said(refused)}; as bytes, ${said(error)}`);
+    }
+  }
 }
 
 /** Forget the stored snapshot (it failed to start). */
