@@ -36,7 +36,9 @@ async function boot(snapshot, id, buffers) {
     phases[name] = Math.round(performance.now() - started);
     performance.mark(`boot: ${name}`); // for bench/site.py's timelines
   };
-  const tell = (progress) => self.postMessage({ id, progress: { kind: "boot", ...progress } });
+  let restoring = false; // starting from the stored memory snapshot: a saved copy, whatever the files' way
+  const tell = (progress) =>
+    self.postMessage({ id, progress: { kind: "boot", ...progress, saved: Boolean(progress.saved || restoring) } });
   // The manifest, the wheels and the course's Python download while Pyodide starts. Each is awaited
   // where it is needed; a boot that fails before that must not leave them as uncaught errors.
   const downloads = bootDownloads(self.fetch);
@@ -65,7 +67,7 @@ async function boot(snapshot, id, buffers) {
     pyodide = await Promise.race([loadPyodide(options), downloads.failure]);
     mark("pyodide");
     stopMeter(); // Python is in: a download's last report, read late through its clone, must not follow this
-    tell({ phase: "starting" });
+    tell({ phase: "starting", saved: stopMeter.saved() });
     const { interruptBuffer, inputBuffer: shared } = await buffers;
     inputBuffer = shared || null;
     if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
@@ -117,6 +119,7 @@ async function boot(snapshot, id, buffers) {
     const key = keyed ? keyOf(await manifest) : null; // without one to look for, Pyodide starts at once
     if (keyed && (await keyed) === key) {
       // another version's snapshot is no use
+      restoring = true;
       tell({ phase: "restoring" }); // the page watches that this start finishes (damaged memory may hang)
       // Pyodide reads the bytes while it fetches and compiles its wasm: hand it the promise.
       const bytes = readSnapshot(key).then((read) => {
@@ -133,7 +136,10 @@ async function boot(snapshot, id, buffers) {
         await dropSnapshot().catch(() => null);
       }
     }
-    if (!pyodide) await open(null);
+    if (!pyodide) {
+      restoring = false;
+      await open(null);
+    }
     if (snapshot === "make") {
       const bytes = pyodide.makeMemorySnapshot();
       mark("snapshot made");
@@ -158,28 +164,38 @@ async function boot(snapshot, id, buffers) {
 }
 
 /**
- * Count the bytes of the boot's downloads (their sizes are in the manifest, which may come after
- * Pyodide's first fetches) and report them. Each response is read through a clone, so Pyodide gets
+ * Count the bytes of the boot's downloads that come over the network (their sizes are in the manifest, which may
+ * come after Pyodide's first fetches) and report them. Each response is read through a clone, so Pyodide gets
  * the original (the browser's cache of compiled wasm keys on its URL); but Pyodide's wasm is counted
  * whole once its download is over (its resource timing entry). Read through a clone, its bytes went to
  * the compiler through this thread instead of straight from the network, and a first start took about
  * 6 % longer (two sets of cold starts, taking turns, 13 rounds in all). `fetcher` makes the requests
  * (the boot's fetch, which asks once more for one the network dropped).
+ *
+ * A file that came from a saved copy (the service worker's offline cache, or the browser's cache) is no
+ * download: its resource timing entry says so (fewer bytes transferred than its body holds). Nothing is told as
+ * downloading until a file has been seen to come over the network; a file found saved leaves the count, and
+ * once every file is in, or saved, the report is { phase: "starting", saved } (saved: some came from a copy).
+ * The answer stops the meter; its `saved()` tells whether any file came from a saved copy.
  */
 function meterDownloads(manifest, tell, fetcher) {
   const plain = self.fetch;
   const counted = new Map(); // url -> bytes so far
+  const saved = new Set(); // urls that came from a cache, not the network
+  let network = false; // a file was seen to come over the network
   let sizes = null;
   let told = 0;
   let stopped = false;
   const report = (force) => {
     if (stopped || !sizes || (!force && performance.now() - told < PROGRESS_MS)) return;
     told = performance.now();
-    const total = sizes.reduce((sum, [, size]) => sum + size, 0);
-    const loaded = sizes.reduce((sum, [url, size]) => sum + Math.min(counted.get(url) || 0, size), 0);
+    const fetched = sizes.filter(([url]) => !saved.has(url));
+    const total = fetched.reduce((sum, [, size]) => sum + size, 0);
+    const loaded = fetched.reduce((sum, [url, size]) => sum + Math.min(counted.get(url) || 0, size), 0);
     if (loaded >= total)
-      tell({ phase: "starting" }); // every file is in: the rest is Python's start
-    else tell({ phase: "downloading", loaded, total });
+      tell({ phase: "starting", saved: saved.size > 0 }); // every file is in: the rest is Python's start
+    else if (network) tell({ phase: "downloading", loaded, total });
+    else if (saved.size) tell({ phase: "starting", saved: true }); // so far every file came from a saved copy
   };
   manifest
     .then((info) => {
@@ -188,14 +204,18 @@ function meterDownloads(manifest, tell, fetcher) {
     })
     .catch(() => null);
   const isWasm = (url) => new URL(url).pathname.endsWith(".wasm");
-  const whole = new PerformanceObserver((list) => {
+  const arrived = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      if (!isWasm(entry.name)) continue;
-      counted.set(entry.name, Number.MAX_SAFE_INTEGER); // all of it: each file counts up to its size
+      if (!entry.name.startsWith(base.href)) continue; // not one of the boot's files
+      // A body read from a cache transfers nothing (the service worker's) or only the headers (the browser's,
+      // asked again whether it changed); a browser that does not tell the sizes (0 of 0) counts as network.
+      if (entry.encodedBodySize > 0 && entry.transferSize < entry.encodedBodySize) saved.add(entry.name);
+      else network = true;
+      if (isWasm(entry.name)) counted.set(entry.name, Number.MAX_SAFE_INTEGER); // all of it: up to its size
       report(true);
     }
   });
-  whole.observe({ type: "resource", buffered: true });
+  arrived.observe({ type: "resource", buffered: true });
   self.fetch = async (input, init) => {
     const response = await fetcher(input, init);
     const url = urlOf(input, base);
@@ -213,12 +233,14 @@ function meterDownloads(manifest, tell, fetcher) {
     }
     return response;
   };
-  return () => {
+  const stop = () => {
     // nothing is reported after the boot's answer
     stopped = true;
-    whole.disconnect();
+    arrived.disconnect();
     self.fetch = plain;
   };
+  stop.saved = () => saved.size > 0;
+  return stop;
 }
 
 /** input() for the request ``id``: ask the page and block until it answers; undefined when cancelled. */
