@@ -57,10 +57,13 @@ def store_pieces(page: Page, base_url: str, pieces: dict[str, str]) -> None:
 
 def test_a_returning_learner_whose_files_are_in_the_browsers_cache_is_not_told_of_a_download(
         page: Page, base_url: str) -> None:
-    # The shared profile is a returning learner's on a host without a service worker: the first visit left the
-    # files in the browser's cache and Python's memory snapshot in its storage.
+    # The shared profile is a returning learner's on a host without a service worker: the files come from the
+    # browser's cache (asked whether they changed), Python's memory from the stored snapshot. The first visit
+    # here makes sure the files are in that cache.
     page.add_init_script(BADGE_RECORDER)
     open_page(page, base_url + LESSON_10)
+    badge_texts(page)
+    page.reload()
     seen = badge_texts(page)
     assert not [text for text in seen if "downloading" in text], seen
     assert "Python: starting from the saved copy…" in seen, seen
