@@ -124,7 +124,9 @@ class _TooManyCalls(BaseException):
 def _verdict(dag: Dag, order: list[int]) -> str:
     """One sentence: is this a topological order of the graph, root first, every node once?"""
     if sorted(order) != list(range(len(dag.nodes))):
-        return f"The order has {len(order)} entries for {len(dag.nodes)} nodes: every node should appear once."
+        entries = "1 entry" if len(order) == 1 else f"{len(order)} entries"
+        nodes = "1 node" if len(dag.nodes) == 1 else f"{len(dag.nodes)} nodes"
+        return f"The order has {entries} for {nodes}: every node should appear once."
     position = {i: k for k, i in enumerate(order)}
     for i, found in enumerate(dag.parents):
         for j in found:

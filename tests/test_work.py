@@ -97,6 +97,18 @@ def test_one_rule_fills_only_the_earlier_gaps_the_learner_left_out() -> None:
     assert not [gap_id for gap_id in found.missing if COURSE.gaps[gap_id].number >= 10]
 
 
+def test_the_learners_own_earlier_pieces_are_told_apart_from_those_that_match_and_come_in_lesson_order() -> None:
+    earlier = [gap_id for gap_id, gap in COURSE.gaps.items() if gap.number < 10]
+    late, early = max(earlier, key=lambda g: COURSE.gaps[g].number), min(earlier, key=lambda g: COURSE.gaps[g].number)
+    pieces = {gap_id: COURSE.gaps[gap_id].finished for gap_id in earlier}  # every earlier gap written
+    pieces[late] += "    # mine\n"
+    pieces[early] += "    # mine too\n"
+    found = earlier_finished(COURSE, "L10", Work(pieces))
+    assert not found.missing
+    assert found.own == (early, late)  # the earlier lesson first, whatever the files' order
+    assert found.matching == len(earlier) - 2
+
+
 def test_the_page_gets_the_finished_pieces_as_exact_texts(session: Session) -> None:
     answer = ask(session, "earlier", {"exact": {"L07.init": "    pass"}})
     assert "L07.init" not in answer["changes"] and answer["own"] == ["L07.init"]

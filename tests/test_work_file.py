@@ -266,7 +266,7 @@ def test_import_keeps_the_json_so_that_the_next_export_carries_answers_and_progr
     state = page_state(finished_texts(3), answers={key: answer}, seed="abcdef012345",
                        progress={"L03": {"passed": 4, "total": 4, "done": True, "at": 5}})
     assert main(["import", str(save(tmp_path, state)), "--dir", str(tmp_path / "mine")]) == 0
-    assert "Answers to 1 questions and progress in 1 lessons are kept" in capsys.readouterr().out
+    assert "Answers to 1 question and progress in 1 lesson are kept" in capsys.readouterr().out
     out = tmp_path / "again.zip"
     assert main(["export", "--dir", str(tmp_path / "mine"), "--out", str(out)]) == 0
     read = read_work(out.read_bytes(), COURSE)

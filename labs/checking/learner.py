@@ -125,7 +125,8 @@ class EarlierPieces:
     """The finished pieces for a lab's earlier gaps: those the learner never wrote, and ids of their own."""
 
     missing: Pieces  # gap id -> finished piece, for earlier gaps the learner left out
-    own: tuple[str, ...]  # earlier gaps where the learner's code differs from the finished piece
+    own: tuple[str, ...]  # earlier gaps where the learner's code differs from the finished piece, in lesson order
+    matching: int = 0  # earlier gaps the learner wrote whose code is the finished piece
 
     def changes(self, course: Course, replace_own: bool = False) -> Pieces:
         """The pieces to load: the missing ones, or with ``replace_own`` the learner's own too."""
@@ -144,14 +145,17 @@ def earlier_finished(course: Course, lab: str, work: Work) -> EarlierPieces:
     number = course.lesson(lab).number
     missing: Pieces = {}
     own: list[str] = []
-    for gap_id, gap in course.gaps.items():
+    matching = 0
+    for gap_id, gap in sorted(course.gaps.items(), key=lambda item: item[1].number):  # stable: file order within
         if gap.number >= number:
             continue
         if not work.written(gap_id):
             missing[gap_id] = gap.finished
         elif not same_piece(work.exact.get(gap_id, work.pieces.get(gap_id, "")), gap.finished):
             own.append(gap_id)
-    return EarlierPieces(missing, tuple(own))
+        else:
+            matching += 1
+    return EarlierPieces(missing, tuple(own), matching)
 
 
 def exact_texts(course: Course, pieces: Pieces) -> Pieces:

@@ -32,6 +32,7 @@ from labs.checking.work_merge import merge, merged_state, preview
 from labs.course.gaps import GapSyntaxError, find_gaps
 from labs.course.model import REFERENCE_DIR, Course, CourseError, lesson_number, load_course
 from labs.course.shipped import course_version
+from labs.course.words import counted
 
 WORKING_COPY = Path("ember") / "scalar.py"
 
@@ -191,7 +192,8 @@ def export_work(course: Course, folder: Path, out: Path | None, today: date) -> 
         raise UsageError(f"cannot write {_path(target)}: {error.strerror}. That file is as it was") from None
     _print_notes(work)
     _say(f"Saved {len(work.pieces)} of your pieces from {_path(folder / 'ember')}, with answers to "
-         f"{len(work.answers)} questions and progress in {len(work.progress)} lessons, in {_path(target)}.")
+         f"{counted(len(work.answers), 'question')} and progress in {counted(len(work.progress), 'lesson')}, "
+         f"in {_path(target)}.")
     return 0
 
 
@@ -271,9 +273,10 @@ def import_work(course: Course, given: list[Path], folder: Path) -> int:
     _print_notes(work)
     counts = view["counts"]
     files = ", ".join(sources) or "no learner file"
-    _say(f"Wrote {files} in {_path(target)} from {', '.join(_path(path) for path in given)}: {counts['new']} gaps "
-         f"new, {counts['changed']} changed, {counts['same']} the same.")
-    _say(f"Answers to {len(result.answers)} questions and progress in {len(result.progress)} lessons are kept "
+    _say(f"Wrote {files} in {_path(target)} from {', '.join(_path(path) for path in given)}: "
+         f"{counted(counts['new'], 'gap')} new, {counts['changed']} changed, {counts['same']} the same.")
+    _say(f"Answers to {counted(len(result.answers), 'question')} and progress in "
+         f"{counted(len(result.progress), 'lesson')} are kept "
          f"in {_path(kept)} for your next export.")
     return 0
 

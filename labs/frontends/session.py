@@ -260,7 +260,8 @@ class Session:
             number = self.course.lesson(lab).number
             changes = {gap_id: self.course.gaps[gap_id].finished for gap_id in only
                        if gap_id in self.course.gaps and self.course.gaps[gap_id].number < number}
-        return json.dumps({"changes": exact_texts(self.course, changes), "own": list(found.own)})
+        return json.dumps({"changes": exact_texts(self.course, changes), "own": list(found.own),
+                           "matching": found.matching})
 
     def save_work(self, state: dict[str, Any], version: str, today: str | None = None) -> str:
         """The learner's saved state as a work file: its name and bytes (base64), or the reason it cannot be made."""

@@ -124,7 +124,10 @@ def course_data(course: Course, urls: dict[str, str], version: str, release: int
             for lesson in course.lessons.values()
         },
         "gaps": {
-            gap.id: {"lesson": gap.lesson, "title": gap.title, "hints": list(gap.hints), "file": gap.file}
+            gap.id: {"lesson": gap.lesson, "title": gap.title, "hints": list(gap.hints), "file": gap.file,
+                     # the stages of its region that later lessons reopen, in order: a version the learner writes
+                     # there is the one those lessons run, whatever changes here
+                     "later": [stage.id for stage in course.regions[gap.id].stages if stage.number > gap.number]}
             for gap in course.gaps.values()
         },
     }

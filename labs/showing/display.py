@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from labs.course.datasets import DATA_DIR
+from labs.course.words import counted
 
 Item = dict[str, Any]
 
@@ -138,7 +139,7 @@ class Display:
                 values.append(float(predict(x, y)))
         right = sum((predict(x, y) > 0) == (label > 0) for (x, y), label in zip(points, labels))
         alt = (f"{title or 'Decision boundary'}: the plane coloured by the model's sign; "
-               f"{right} of {len(points)} points are on their own side")
+               f"{right} of {counted(len(points), 'point')} {'is' if right == 1 else 'are'} on their own side")
         self.emit({"kind": "boundary", "key": key, "title": title, "extent": list(extent), "resolution": resolution,
                    "values": values, "points": [[float(x), float(y), float(label)] for (x, y), label in
                                                 zip(points, labels)], "alt": alt})
@@ -165,7 +166,7 @@ class Display:
         finite = [v for v in values if math.isfinite(v)]
         low, high = (min(finite), max(finite)) if finite else (0.0, 0.0)
         alt = (f"{title or 'Heat map'}: {y_label} against {x_label}, values from {low:.3g} (light) to "
-               f"{high:.3g} (dark), with {len(kept)} arrows")
+               f"{high:.3g} (dark), with {counted(len(kept), 'arrow')}")
         self.emit({"kind": "field", "title": title, "extent": [x0, x1, y0, y1], "resolution": resolution,
                    "values": values, "low": low, "high": high, "arrows": kept, "x_label": x_label,
                    "y_label": y_label, "alt": alt})
@@ -351,7 +352,7 @@ def _describe(points: list[list[float]]) -> str:
     if not points:
         return "no points"
     first, last = points[0], points[-1]
-    return f"{len(points)} points from ({first[0]:.3g}, {first[1]:.3g}) to ({last[0]:.3g}, {last[1]:.3g})"
+    return f"{counted(len(points), 'point')} from ({first[0]:.3g}, {first[1]:.3g}) to ({last[0]:.3g}, {last[1]:.3g})"
 
 
 # --- broadcasting: two shapes stretched to their common shape (lesson 15) -----------------------

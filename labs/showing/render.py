@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hx.fmt import escape_html
+from labs.course.words import counted
 
 __all__ = ["DRAW", "INTERACTIVE", "PAGE", "Look", "item_html", "render"]
 
@@ -227,12 +228,13 @@ def _tick_text(v: float) -> str:
 def _graph(item: Item, look: Look, fit: bool = True) -> str:
     """A graph: its title, its counts, its node table (folded when large) and its picture."""
     nodes, edges = item.get("nodes", 0), item.get("edges", 0)
-    alt = f"{item.get('title') or 'The graph'}: {nodes} nodes and {edges} backward edges, with values and gradients"
+    alt = (f"{item.get('title') or 'The graph'}: {counted(nodes, 'node')} and {counted(edges, 'backward edge')}, "
+           "with values and gradients")
     opened = " open" if isinstance(nodes, int) and nodes <= OPEN_TABLE_UP_TO else ""
     table = (f'<details class="ember-table"{opened}><summary>Table of the nodes</summary>'
              f"{item.get('table', '')}</details>")  # built by hx, every label escaped
     return (f'<div class="ember-graph">{_heading(item.get("title"), "ember-graph-title")}'
-            f'<p class="ember-graph-counts">{_e(nodes)} nodes, {_e(edges)} backward edges</p>'
+            f'<p class="ember-graph-counts">{_e(counted(nodes, "node"))}, {_e(counted(edges, "backward edge"))}</p>'
             f'<div class="ember-graph-body"{_s(look, FLEX)}>{table}'
             f'{_dot_picture(look, item.get("dot", ""), alt, fit)}</div></div>')
 
@@ -280,7 +282,8 @@ def _printed(item: Item, look: Look) -> str:
              "are not shown here.")
     if dropped:
         kept = len(item.get("full") or "")
-        words += f" Past the first {_count(kept)} characters, {_count(dropped)} were not kept."
+        words += (f" Past the first {counted(kept, 'character', separators=True)}, {_count(dropped)} "
+                  f"{'was' if dropped == 1 else 'were'} not kept.")
     return f'<div class="ember-text-flood">{shown}<p class="ember-more">{words}</p></div>'
 
 
@@ -563,7 +566,7 @@ def _returned_order(events: Sequence[dict[str, Any]]) -> list[str]:
 def _sort_steps(item: Item, look: Look) -> str:
     """A learner's sort step by step: the picture, each step's sentence and lists, and the order it returned."""
     events = item.get("events", [])
-    alt = f"{item.get('title') or 'The graph'}: {item.get('nodes', '?')} nodes"
+    alt = f"{item.get('title') or 'The graph'}: {counted(item.get('nodes', '?'), 'node')}"
     frames = ((event.get("text", ""),
                "".join(_panel(title, names, "walk", look) for title, names in event.get("panels", [])),
                event.get("node") or "") for event in events)

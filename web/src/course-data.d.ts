@@ -30,12 +30,16 @@ export interface Lesson {
   questions: Question[];
 }
 
-/** A gap of the learner's files: the lesson it belongs to, its title, its hints and its file ("scalar.py"). */
+/**
+ * A gap of the learner's files: the lesson it belongs to, its title, its hints, its file ("scalar.py"), and the
+ * gaps of later lessons that reopen the same place (their own versions of it), in order.
+ */
 export interface Gap {
   lesson: string;
   title: string;
   hints: string[];
   file: string;
+  later: string[];
 }
 
 /**

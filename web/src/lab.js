@@ -11,6 +11,8 @@ import { el } from "./dom.js";
 import { focusGap, gapTexts, labEditor, lockGapsOf, replaceText, scrollToGap, setGapTexts } from "./editor.js";
 import { FolderLink } from "./folder.js";
 import { handOver, notebookUrl } from "./handover.js";
+import { plural } from "./import-preview.js";
+import { gapAnchor, newerVersionNote, revealLinkedGap } from "./newer-version.js";
 import * as storage from "./storage.js";
 import { conflictBox, newerNote, versionsOf } from "./tabs.js";
 
@@ -83,6 +85,7 @@ export class Lab {
   /** @type {Map<string, { box: HTMLElement, where: string, update: (versions: import("./tabs.js").Version[]) => void }>} */
   conflictBoxes = new Map();
   lockedShown = "";
+  /** @type {Map<string, HTMLElement>} */ newerNotes = new Map(); // gaps a later lesson reopens -> their note's box
 
   /**
    * @param {HTMLElement} holder
@@ -243,17 +246,31 @@ export class Lab {
         { class: "md-button ember-go", type: "button", onclick: () => this.goTo(id) },
         "Go to the gap",
       );
+      const newer = el("div", { class: "ember-gap-later" });
+      if (gap.later?.length) this.newerNotes.set(id, newer);
       list.append(
         el(
           "div",
-          { class: "ember-gap", "data-gap": id },
+          { class: "ember-gap", "data-gap": id, id: gapAnchor(id) },
           el("p", {}, el("code", { text: id }), ` ${gap.title}`),
+          newer,
           el("div", { class: "ember-toolbar" }, go, more, reset),
           hints,
         ),
       );
     }
+    this.showNewer();
     return list;
+  }
+
+  /** On each gap a later lesson reopens, say whether the learner's newer version of it is there. */
+  showNewer() {
+    const pieces = storage.pieces();
+    for (const [id, box] of this.newerNotes) {
+      const note = newerVersionNote(this.course, this.siteRoot, id, pieces);
+      if ((note?.dataset.newer ?? "") !== (box.firstElementChild?.getAttribute("data-newer") ?? ""))
+        box.replaceChildren(...(note ? [note] : []));
+    }
   }
 
   /** The box that closes the lab: what the learner's ember can now do, could already, and where to go next. */
@@ -354,6 +371,7 @@ export class Lab {
       }
       this.takeStock();
       this.showProblem(problem);
+      if (this.holder.dataset.ready !== "true") revealLinkedGap(this.holder); // a link to one of its gaps
       this.holder.dataset.ready = "true";
     } catch (error) {
       if (this.runtime.wasRestarted(error)) return this.showEditors();
@@ -438,6 +456,7 @@ export class Lab {
     this.held = new Set(held.keys());
     this.lock(this.gapIds.filter((id) => storage.isNewer(pieces[id])));
     this.showTabs();
+    this.showNewer();
   }
 
   /**
@@ -631,13 +650,13 @@ export class Lab {
     this.runButton.disabled = true;
     this.stopButton.hidden = false;
     this.problem.hidden = true;
-    for (const item of this.claimItems()) item.dataset.state = "running";
+    this.showRunning();
     try {
       await this.folder?.beforeRun(); // what the learner saved in their folder is what the checks run on
       const report = await this.runtime.check({ lab: this.lesson.id, ...storage.work() });
       this.showReport(report);
     } catch (error) {
-      for (const item of this.claimItems()) item.dataset.state = "idle";
+      this.showRunning(false);
       this.problem.hidden = false;
       this.problem.textContent = this.runtime.wasRestarted(error)
         ? `${error.message}. Your code is safe: fix the loop and run the checks again.`
@@ -647,7 +666,22 @@ export class Lab {
       this.stopButton.hidden = true;
       if (!this.restartButton.hidden) this.notice.textContent = "";
       this.restartButton.hidden = true;
+      this.claimList.removeAttribute("aria-busy");
     }
+  }
+
+  /**
+   * While the checks run, the last run's verdicts no longer stand: each claim waits (…), and the summary says the
+   * checks are running. With `running` false (a run that ended without a report), the claims are left unjudged.
+   */
+  showRunning(running = true) {
+    if (running) this.claimList.setAttribute("aria-busy", "true");
+    for (const item of this.claimItems()) {
+      item.dataset.state = running ? "running" : "idle";
+      /** @type {Element} */ (item.querySelector(".ember-claim-mark")).textContent = running ? "…" : "○";
+      /** @type {Element} */ (item.querySelector(".ember-claim-message")).replaceChildren();
+    }
+    this.summary.textContent = running ? "Checking your code…" : "";
   }
 
   /** @returns {HTMLLIElement[]} the claims' items */
@@ -806,26 +840,37 @@ export class Lab {
    * @param {boolean} mine
    */
   async loadFinished(mine) {
-    const { changes, own } = await this.runtime.earlier({ lab: this.lesson.id, ...storage.work(), replace_own: mine });
+    const answer = await this.runtime.earlier({ lab: this.lesson.id, ...storage.work(), replace_own: mine });
+    const { changes, own } = answer;
     const count = Object.keys(changes).length;
-    if (!count && !mine) this.notice.textContent = "Every earlier gap already holds your code.";
+    const them = count === 1 ? "it" : "them";
+    if (!count && !mine) this.notice.textContent = "You have written every earlier gap: nothing was loaded.";
+    else if (mine)
+      await this.change(
+        changes,
+        `Put the finished piece in place of your code in ${plural(count, "earlier gap")}. Undo brings yours back.`,
+      );
     else
       await this.change(
         changes,
-        `Loaded ${count} finished piece${count === 1 ? "" : "s"}. Undo takes ${count === 1 ? "it" : "them"} back out.`,
+        `Loaded ${plural(count, "finished piece")} into the earlier gaps you had not written. Undo takes ${them} back out.`,
       );
     this.replaceMine.hidden = mine || !own.length;
     if (!mine && own.length) {
+      const written = own.length + (answer.matching ?? 0);
+      const where = own.length < written ? `In ${own.length} of them` : written === 1 ? "There" : "In all of them";
       this.replaceMine.replaceChildren(
         el("p", {
           text:
-            `You wrote ${own.length} earlier piece${own.length === 1 ? "" : "s"} yourself (${own.join(", ")}). ` +
-            "They were kept.",
+            `You wrote ${plural(written, "earlier gap")}. ${where} your code differs from the finished piece ` +
+            `(${own.join(", ")}): it was kept, not replaced.`,
         }),
         el(
           "button",
           { class: "md-button", type: "button", onclick: () => this.loadFinished(true) },
-          "Replace mine with the finished pieces too",
+          own.length === 1
+            ? "Replace that one with its finished piece"
+            : `Replace those ${own.length} with the finished pieces`,
         ),
       );
     }

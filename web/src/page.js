@@ -103,6 +103,8 @@ function stateText(state, detail) {
     const mb = (bytes) => (bytes / 1e6).toFixed(1);
     return `Python: downloading ${mb(detail.loaded)} of ${mb(detail.total)} MB…`;
   }
+  // Its files from the browser's saved copy (or its memory from the stored snapshot): nothing is downloaded.
+  if (state === "starting" && detail.saved) return "Python: starting from the saved copy…";
   return STATE_TEXT[state] ?? "";
 }
 

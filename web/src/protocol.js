@@ -188,7 +188,9 @@ export const PROBLEM = Object.freeze({
  * }} ModuleAnswer
  *
  * earlier: the finished pieces to load by gap id (null: none), and the earlier gaps the learner wrote.
- * @typedef {{ changes: Record<string, string | null>, own: string[] }} EarlierAnswer
+ *   (own: the earlier gaps whose code the learner wrote and which differs from the finished piece, in lesson order;
+ *   matching: how many earlier gaps the learner wrote as the finished piece is)
+ * @typedef {{ changes: Record<string, string | null>, own: string[], matching?: number }} EarlierAnswer
  *
  * edits: what the notebook changed, gap by gap, and the files it could not read, with why.
  * @typedef {{ changed: Record<string, { before: string, now: string }>, broken: Record<string, string> }} EditsAnswer

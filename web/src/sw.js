@@ -19,6 +19,7 @@ const CACHE = PREFIX + VERSION;
 const LIST = "offline.json";
 const COMPLETE = "__ember/complete"; // stored last: the cache holds every file
 const HASHES = "__ember/hashes"; // {path: content hash} of the files in the cache
+const SAVED = "X-Ember-Saved-Copy"; // on an answer from the cache to a script's fetch (web/src/worker.js reads it)
 const ISOLATION = {
   "Cross-Origin-Opener-Policy": "same-origin",
   "Cross-Origin-Embedder-Policy": "require-corp",
@@ -69,7 +70,7 @@ function key(url) {
 async function answer(request) {
   const cache = await caches.open(CACHE);
   const hit = await cache.match(key(request.url));
-  if (hit) return isolated(hit);
+  if (hit) return savedCopy(request, isolated(hit));
   try {
     const response = await fetch(request);
     if (response.redirected && request.mode === "navigate") return Response.redirect(response.url, 301);
@@ -91,6 +92,20 @@ function isolated(response, status = response.status) {
   headers.delete("Content-Length");
   const empty = [101, 204, 205, 304].includes(status);
   return new Response(empty ? null : response.body, { status, statusText: response.statusText, headers });
+}
+
+/**
+ * A file fetched by script (the Python worker's downloads) and answered from this cache says so in a header of
+ * its own (SAVED), so that the page does not call it a download: not every browser's resource timing tells. Other
+ * answers (pages, scripts, styles, and the wasm file, which the browser's compiled-code cache keys on) stay as
+ * they are.
+ */
+function savedCopy(request, response) {
+  if (request.destination !== "" || new URL(request.url).pathname.endsWith(".wasm") || response.status !== 200)
+    return response;
+  const headers = new Headers(response.headers);
+  headers.set(SAVED, "1");
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
 async function olderCaches() {

@@ -36,16 +36,17 @@ async function boot(snapshot, id, buffers) {
     phases[name] = Math.round(performance.now() - started);
     performance.mark(`boot: ${name}`); // for bench/site.py's timelines
   };
-  const tell = (progress) => self.postMessage({ id, progress: { kind: "boot", ...progress } });
+  let restoring = false; // starting from the stored memory snapshot: a saved copy, whatever the files' way
+  const tell = (progress) =>
+    self.postMessage({ id, progress: { kind: "boot", ...progress, saved: Boolean(progress.saved || restoring) } });
   // The manifest, the wheels and the course's Python download while Pyodide starts. Each is awaited
   // where it is needed; a boot that fails before that must not leave them as uncaught errors.
   const downloads = bootDownloads(self.fetch);
-  const manifest = downloads
-    .read(new URL("manifest.json", base).href)
-    .then((bytes) => JSON.parse(new TextDecoder().decode(bytes)));
-  const stopMeter = meterDownloads(manifest, tell, downloads.fetch);
+  const meter = meterDownloads(tell, downloads.fetch);
   const unwatch = downloads.watch();
   const download = (path) => downloads.read(new URL(path, base).href, (url) => self.fetch(url)); // counted
+  const manifest = download("manifest.json").then((bytes) => JSON.parse(new TextDecoder().decode(bytes)));
+  manifest.then((info) => meter.know(info)).catch(() => null);
   const wheels = manifest.then(({ wheels: names }) => Promise.all(names.map((name) => download(`wheels/${name}`))));
   const archive = manifest.then(({ bundle }) => download(bundle));
   for (const promise of [manifest, wheels, archive]) promise.catch(() => null);
@@ -64,8 +65,8 @@ async function boot(snapshot, id, buffers) {
     // A download that failed for good ends the start at once (Pyodide would wait for a wasm file for ever).
     pyodide = await Promise.race([loadPyodide(options), downloads.failure]);
     mark("pyodide");
-    stopMeter(); // Python is in: a download's last report, read late through its clone, must not follow this
-    tell({ phase: "starting" });
+    meter.stop(); // Python is in: a download's last report, read late through its clone, must not follow this
+    tell({ phase: "starting", saved: meter.saved() });
     const { interruptBuffer, inputBuffer: shared } = await buffers;
     inputBuffer = shared || null;
     if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
@@ -117,6 +118,7 @@ async function boot(snapshot, id, buffers) {
     const key = keyed ? keyOf(await manifest) : null; // without one to look for, Pyodide starts at once
     if (keyed && (await keyed) === key) {
       // another version's snapshot is no use
+      restoring = true;
       tell({ phase: "restoring" }); // the page watches that this start finishes (damaged memory may hang)
       // Pyodide reads the bytes while it fetches and compiles its wasm: hand it the promise.
       const bytes = readSnapshot(key).then((read) => {
@@ -133,7 +135,10 @@ async function boot(snapshot, id, buffers) {
         await dropSnapshot().catch(() => null);
       }
     }
-    if (!pyodide) await open(null);
+    if (!pyodide) {
+      restoring = false;
+      await open(null);
+    }
     if (snapshot === "make") {
       const bytes = pyodide.makeMemorySnapshot();
       mark("snapshot made");
@@ -142,7 +147,7 @@ async function boot(snapshot, id, buffers) {
       snapshotBytes = bytes.byteLength;
     }
   } finally {
-    stopMeter();
+    meter.stop();
     unwatch();
   }
   const { version } = await manifest;
@@ -157,48 +162,78 @@ async function boot(snapshot, id, buffers) {
   };
 }
 
+const SAVED_COPY = "X-Ember-Saved-Copy"; // set by web/src/sw.js on what it answers from its offline copy
+
 /**
- * Count the bytes of the boot's downloads (their sizes are in the manifest, which may come after
- * Pyodide's first fetches) and report them. Each response is read through a clone, so Pyodide gets
- * the original (the browser's cache of compiled wasm keys on its URL); but Pyodide's wasm is counted
- * whole once its download is over (its resource timing entry). Read through a clone, its bytes went to
- * the compiler through this thread instead of straight from the network, and a first start took about
- * 6 % longer (two sets of cold starts, taking turns, 13 rounds in all). `fetcher` makes the requests
- * (the boot's fetch, which asks once more for one the network dropped).
+ * Count the bytes of the boot's downloads that come over the network (their sizes are in the manifest, which may
+ * come after Pyodide's first fetches) and report them. Each response is read through a clone, so Pyodide gets
+ * the original (the browser's cache of compiled wasm keys on its URL); but Pyodide's wasm (and its module, which
+ * is imported, not fetched) is counted whole once its download is over (its resource timing entry). Read through a
+ * clone, the wasm's bytes went to the compiler through this thread instead of straight from the network, and a
+ * first start took about 6 % longer (two sets of cold starts, taking turns, 13 rounds in all). `fetcher` makes
+ * the requests (the boot's fetch, which asks once more for one the network dropped).
+ *
+ * A file that came from a saved copy is no download. The service worker marks what it answers from its offline
+ * copy (SAVED_COPY); a resource timing entry tells the rest: a body read from a cache transferred fewer bytes
+ * than it holds (none from the service worker's, in Chromium; only the headers from the browser's cache, asked
+ * whether it changed). Firefox and WebKit give sizes of 0 for what the service worker answered: such a file is
+ * saved when the manifest came from the service worker's copy, else a download. Nothing is told as downloading
+ * until a file has been seen to come over the network; a saved file leaves the count, and once every file is
+ * in (or saved), the report is { phase: "starting", saved } (saved: some came from a saved copy). The answer's
+ * `know(manifest)` gives it the files and their sizes, `stop()` ends it, `saved()` tells whether any was saved.
  */
-function meterDownloads(manifest, tell, fetcher) {
+function meterDownloads(tell, fetcher) {
   const plain = self.fetch;
   const counted = new Map(); // url -> bytes so far
+  const saved = new Set(); // urls that came from a saved copy, not the network
+  const marked = new Set(); // urls the service worker answered from its offline copy
+  const manifestUrl = new URL("manifest.json", base).href;
+  let network = false; // a file was seen to come over the network
   let sizes = null;
   let told = 0;
   let stopped = false;
   const report = (force) => {
     if (stopped || !sizes || (!force && performance.now() - told < PROGRESS_MS)) return;
     told = performance.now();
-    const total = sizes.reduce((sum, [, size]) => sum + size, 0);
-    const loaded = sizes.reduce((sum, [url, size]) => sum + Math.min(counted.get(url) || 0, size), 0);
+    const fetched = sizes.filter(([url]) => !saved.has(url));
+    const total = fetched.reduce((sum, [, size]) => sum + size, 0);
+    const loaded = fetched.reduce((sum, [url, size]) => sum + Math.min(counted.get(url) || 0, size), 0);
     if (loaded >= total)
-      tell({ phase: "starting" }); // every file is in: the rest is Python's start
-    else tell({ phase: "downloading", loaded, total });
+      tell({ phase: "starting", saved: saved.size > 0 }); // every file is in: the rest is Python's start
+    else if (network) tell({ phase: "downloading", loaded, total });
+    else if (saved.size) tell({ phase: "starting", saved: true }); // so far every file came from a saved copy
   };
-  manifest
-    .then((info) => {
-      sizes = Object.entries(info.sizes || {}).map(([path, size]) => [new URL(path, base).href, size]);
-      report(true); // what came before the manifest
-    })
-    .catch(() => null);
-  const isWasm = (url) => new URL(url).pathname.endsWith(".wasm");
-  const whole = new PerformanceObserver((list) => {
+  let unsized = []; // files whose timing gave no sizes, come before the manifest's answer said where it came from
+  const judge = (url, fromCopy) => {
+    if (fromCopy) saved.add(url);
+    else network = true;
+  };
+  const arrived = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
-      if (!isWasm(entry.name)) continue;
-      counted.set(entry.name, Number.MAX_SAFE_INTEGER); // all of it: each file counts up to its size
+      if (!entry.name.startsWith(base.href)) continue; // not one of the boot's files
+      const { name, transferSize, encodedBodySize } = entry;
+      counted.set(name, Number.MAX_SAFE_INTEGER); // all of it: each file counts up to its size
+      if (encodedBodySize > 0)
+        judge(name, transferSize < encodedBodySize); // this browser gave the sizes
+      else if (marked.has(name) || unsized === null) judge(name, marked.has(name) || marked.has(manifestUrl));
+      else unsized.push(name);
       report(true);
     }
   });
-  whole.observe({ type: "resource", buffered: true });
+  arrived.observe({ type: "resource", buffered: true });
+  const isWasm = (url) => new URL(url).pathname.endsWith(".wasm");
   self.fetch = async (input, init) => {
     const response = await fetcher(input, init);
     const url = urlOf(input, base);
+    if (response.headers.has(SAVED_COPY)) {
+      marked.add(url);
+      saved.add(url);
+    }
+    if (url === manifestUrl && unsized !== null) {
+      for (const name of unsized) judge(name, marked.has(manifestUrl));
+      unsized = null; // from now on, judged as they come
+      report(true);
+    }
     if (response.ok && response.body && !isWasm(url)) {
       const reader = response.clone().body.getReader();
       (async () => {
@@ -213,11 +248,20 @@ function meterDownloads(manifest, tell, fetcher) {
     }
     return response;
   };
-  return () => {
-    // nothing is reported after the boot's answer
-    stopped = true;
-    whole.disconnect();
-    self.fetch = plain;
+  return {
+    /** The manifest came: the boot's files and their sizes. */
+    know(info) {
+      sizes = Object.entries(info.sizes || {}).map(([path, size]) => [new URL(path, base).href, size]);
+      report(true); // what came before the manifest
+    },
+    /** Stop: nothing is reported after the boot's answer. */
+    stop() {
+      stopped = true;
+      arrived.disconnect();
+      self.fetch = plain;
+    },
+    /** Whether any file came from a saved copy. */
+    saved: () => saved.size > 0,
   };
 }
 

@@ -80,7 +80,8 @@ def table_shape(counts: Any) -> str:
     """What the learner's table looks like: '256 rows of 256', '128 rows', 'a dict', ..."""
     try:
         widths = sorted({len(row) for row in counts})
-        return f"{len(counts)} rows of {' or '.join(str(w) for w in widths)}"
+        rows = "1 row" if len(counts) == 1 else f"{len(counts)} rows"
+        return f"{rows} of {' or '.join(str(w) for w in widths)}"
     except TypeError:
         return f"a {type(counts).__name__}"
 
