@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from .harness import LESSON_10, SITE, Watch
-from .learner import BOOT_MS, START_WORKER, refusing, wait_for_lab
+from .learner import BOOT_MS, START_WORKER, refusing, settled, wait_for_lab
 
 # Each Worker the page creates, with how many style sheets the document had by then.
 RECORD_WORKERS = """
@@ -268,7 +268,7 @@ def test_the_search_index_waits_for_the_learner_to_reach_for_search_then_finds_a
     if where:
         wait_for_lab(page)
     page.wait_for_load_state("networkidle")
-    page.wait_for_timeout(500)
+    settled(page)  # the page's own work done: its pictures, its frames, the main thread idle
     assert page.evaluate(SEARCH_INDEX) is None
     if reach == "key":
         page.keyboard.press("/")
@@ -327,6 +327,7 @@ def test_a_boot_download_the_network_drops_once_is_asked_for_again(page: Page, b
 def test_a_boot_download_that_keeps_failing_is_named_and_try_again_starts_python(page: Page, base_url: str) -> None:
     refused: list[str] = []
     page.route(WASM, refusing(refused))  # Pyodide alone would wait for it for ever
+    page.add_init_script(RECORD_WORKERS)
     page.goto(base_url + LESSON_10)
     problem = start_problem(page)
     expect(problem).to_contain_text("could not download pyodide/pyodide.asm.wasm", timeout=BOOT_MS)
@@ -335,7 +336,11 @@ def test_a_boot_download_that_keeps_failing_is_named_and_try_again_starts_python
     lab = page.locator(".ember-lab")
     expect(lab).to_contain_text("Could not build your module: Python could not start", timeout=BOOT_MS)
     expect(page.locator("#ember-python")).to_have_text("Python: failed to start")
-    assert len(refused) == 4  # two starts, each asked twice
+    # Each start of Python asked twice (once more, then gave up). The page's first start and the lab's request
+    # make two starts at least; on a busy machine the first may fail before the page waits on it, and the page's
+    # wait then makes a start of its own: three.
+    starts = [name for name, _ in page.evaluate("window.__workers")].count("worker.js")
+    assert starts >= 2 and len(refused) == 2 * starts, (starts, refused)
     page.unroute(WASM)
     problem.get_by_role("button", name="Try again").click()
     wait_for_lab(page)

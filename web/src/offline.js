@@ -122,13 +122,20 @@ function whenIdle(runtime, states, work) {
  * @param {Runtime} runtime
  */
 async function snapshotOnce(runtime) {
-  if (!["use", "none"].includes(runtime.snapshot) || !runtime.bootInfo || runtime.bootInfo.start === "snapshot") return;
+  const html = document.documentElement; // data-snapshot: how it went, a state tests can wait for
+  if (!["use", "none"].includes(runtime.snapshot) || !runtime.bootInfo || runtime.bootInfo.start === "snapshot") {
+    html.dataset.snapshot = "not needed";
+    return;
+  }
+  html.dataset.snapshot = "making";
   try {
     await runtime.makeSnapshot();
     localStorage.setItem(SNAPSHOT_FLAG, "1");
     runtime.snapshot = "use"; // a restart of Python (after Stop, or a crash) starts from it
+    html.dataset.snapshot = "stored";
   } catch {
     runtime.snapshot = "off"; // this browser cannot: leave it, every start is a normal one
+    html.dataset.snapshot = "failed";
   }
 }
 

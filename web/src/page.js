@@ -463,6 +463,7 @@ async function fromNotebook(root, data) {
   } catch (error) {
     if (runtime.wasRestarted(error)) return fromNotebook(root, data);
     console.warn("could not read the notebook's files:", error);
+    lookedAtNotebook();
     return;
   }
   const rebuild = () => currentLab?.showEditors();
@@ -470,6 +471,13 @@ async function fromNotebook(root, data) {
   const box = resultBox(result, { version: data.version, onChange: rebuild });
   if (box) root.prepend(box);
   if (result.taken.length) rebuild();
+  lookedAtNotebook();
+}
+
+/** Count, on the root element, the looks for the notebook's edits that are done (a state tests can wait for). */
+function lookedAtNotebook() {
+  const html = document.documentElement;
+  html.dataset.notebookLooks = String(Number(html.dataset.notebookLooks || 0) + 1);
 }
 
 /** @type {(() => void) | null} */
