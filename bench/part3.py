@@ -21,7 +21,9 @@ One run prints:
    each of three full trainings in one page;
 6. the checks of lessons 15, 17 and 18 on their finished pieces: in the page, the worker's check request (what
    Run checks sends); in CPython, ``check_lesson`` as the tests run it. The first run (it imports the lesson's
-   checks) and the median of the next ones, in each place.
+   checks) and the median of the next ones, in each place;
+7. the slowest claim of each of those labs in the page (a worker of its own, ``bench/claim_limits.py``), against
+   its time limit: every claim with the finished pieces must finish within a fifth of its limit.
 
 Each figure is printed with its ratio against a baseline from the same run (CPython for the page's
 times, the fused loss for the spelled-out one, and so on): the machine is shared and noisy.
@@ -40,6 +42,7 @@ from pathlib import Path
 from playwright.sync_api import Page, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
+from bench.claim_limits import limit_lines, page_claim_times
 from bench.learner_code import MEMORY, MIB, cell, printed, step
 from labs.checking.learner import finished_pieces
 from labs.course.model import load_course
@@ -263,18 +266,21 @@ def main() -> None:
             page = browser.new_context().new_page()
             page.goto(url)  # the home page: the worker is at assets/gen/worker.js from there
             setup, trainings, answers, memory = in_page(page)
-            checks = [page_checks(page, lab) for lab in CHECK_LABS]  # last: each rewrites the learner's files
+            checks = [page_checks(page, lab) for lab in CHECK_LABS]  # each rewrites the learner's files
+            claims = page_claim_times(page, list(CHECK_LABS))  # last: a worker of its own
         finally:
             browser.close()
     lines = [f"Python {setup['python']} in the page (Pyodide {setup['pyodide']}, {CHROMIUM}); "
              f"CPython {here_setup['python']} here",
              *report(setup, trainings, answers, memory, here_setup, here),
              *check_lines(checks, here_checks),
+             *limit_lines(claims),
              f"load average (1, 5, 15 min) at the start: {load}; at the end: {load_average()} ({os.cpu_count()} CPUs); "
              f"run time {time.monotonic() - started:.0f} s"]
     print("\n".join(lines))
     (ROOT / "bench" / "part3.json").write_text(json.dumps({
-        "page": {"setup": setup, "trainings": trainings, "answers": answers, "memory": memory, "checks": checks},
+        "page": {"setup": setup, "trainings": trainings, "answers": answers, "memory": memory, "checks": checks,
+                 "claims": claims},
         "cpython": {"setup": here_setup, "answers": here, "checks": here_checks}}))
 
 

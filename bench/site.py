@@ -55,6 +55,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Reque
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
+from bench.claim_limits import all_labs, limit_lines, page_claim_times
 from bench.learner_code import LOOP, LOOP_TARGET, loop_times
 from labs.course.model import load_course
 from site_tests.harness import built_for_port, launch, launch_persistent, served
@@ -1065,6 +1066,8 @@ def main() -> None:
                     times.append(cold_ready(browser, base + path, report, label, index == 0 and path == LESSON,
                                             labs=cold_labs if path == LESSON else None))
             session(browser, base, report)
+            claims = claim_times(browser, base)
+            progress("every claim against its time limit")
             notebook_cold(browser, base + NOTEBOOK, notebook, report)
             progress("notebook, cold")
         finally:
@@ -1087,6 +1090,18 @@ def main() -> None:
                    Row("   lesson 10 ready, reload with the browser offline", offline, target="(report)"),
                    *others, *bytes_rows, *notebook_rows(notebook, cold_lesson, warm_lesson, report)]
     print_report(report, time.monotonic() - started, load)
+    print("\n" + "\n".join(limit_lines(claims)))
+
+
+def claim_times(browser: Browser, base: str) -> list[dict]:
+    """8. every lab's claims on the finished pieces, timed in a worker of the page's kind (bench/claim_limits.py)."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.goto(base)
+        return page_claim_times(page, all_labs())
+    finally:
+        context.close()
 
 
 if __name__ == "__main__":

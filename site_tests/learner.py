@@ -53,6 +53,9 @@ START_WORKER = """async ({ interrupts: wanted }) => {
   await window.ask("boot", { interruptBuffer: interrupts, inputBuffer: null, snapshot: "off" });
   return crossOriginIsolated;
 }"""
+# An endless loop that says, now and then, that it is under way (a cell's printed lines reach the page in batches
+# while it runs): a test presses Stop once it shows, rather than after a guessed length of time.
+LOOP_THAT_SAYS_SO = "{name} = 0\nwhile True:\n    {name} += 1\n    if {name} % 100_000 == 0:\n        print('looping')"
 BOOT_MS = 90_000  # a cold Pyodide start on a busy two-core machine
 RUN_MS = 30_000
 
@@ -246,3 +249,28 @@ def replace_cell_code(page: Page, index: int, code: str) -> None:
     editor.click()
     page.keyboard.press("ControlOrMeta+a")
     page.keyboard.insert_text(code)
+
+
+# Every picture of the page loaded or failed, then a few frames drawn: what the page's last change set going (an
+# image's error handler, an animation's start, a link's navigation) has had its turn. A wait on the browser's own
+# events, not on a length of time.
+SETTLED = """async () => {
+  await Promise.all([...document.images].map((image) => image.complete ? null : new Promise((done) => {
+    image.addEventListener("load", done, { once: true });
+    image.addEventListener("error", done, { once: true });
+  })));
+  for (let frame = 0; frame < 3; frame += 1) await new Promise((done) => requestAnimationFrame(done));
+  await new Promise((done) => requestIdleCallback(done, { timeout: 5000 }));
+}"""
+
+
+def settled(page: Page) -> None:
+    """Until what the page's last change set going has run (SETTLED): pictures loaded or failed, frames drawn,
+    the main thread idle once."""
+    page.evaluate(SETTLED)
+
+
+def frames_drawn(page: Page, count: int = 2) -> None:
+    """Until the browser has drawn ``count`` more frames (a new colour scheme's palette is painted)."""
+    page.evaluate("async (count) => { for (let i = 0; i < count; i += 1) "
+                  "await new Promise((done) => requestAnimationFrame(done)); }", count)

@@ -18,7 +18,16 @@ from labs.course.model import load_course
 from labs.course.pages import lesson_page_files
 
 from .harness import ROOT
-from .learner import cell, gap_body, gap_indent, load_finished_pieces, run_checks, wait_for_cells, wait_for_lab
+from .learner import (
+    cell,
+    frames_drawn,
+    gap_body,
+    gap_indent,
+    load_finished_pieces,
+    run_checks,
+    wait_for_cells,
+    wait_for_lab,
+)
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 COURSE = load_course()
@@ -67,7 +76,7 @@ def in_every_look(page: Page) -> dict[str, list[dict]]:
             page.set_viewport_size({"width": width, "height": 900})
             # The page looks at its sideways-scrolling boxes once the new width has settled (web/src/access.js).
             page.wait_for_function(f"() => Number(document.documentElement.dataset.emberScrollBoxes || 0) > {looked}")
-        page.wait_for_timeout(100)  # the theme's palette follows the scheme at once; a frame to settle
+        frames_drawn(page)  # the theme's palette follows the scheme at once: painted in the next frames
         found[f"{scheme} {width}"] = serious_violations(page)
     return {look: violations for look, violations in found.items() if violations}
 

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Locator, Page, expect
 
 from .harness import LESSON_10, SITE, Watch
-from .learner import BOOT_MS, START_WORKER, refusing, wait_for_lab
+from .learner import BOOT_MS, START_WORKER, refusing, settled, wait_for_lab
 
 # Each Worker the page creates, with how many style sheets the document had by then.
 RECORD_WORKERS = """
@@ -82,23 +82,27 @@ def test_a_lesson_pages_math_fonts_come_from_its_head_not_from_a_late_layout(pag
     assert sorted(fetched) == [["KaTeX_Main-Regular.woff2", "link"], ["KaTeX_Math-Italic.woff2", "link"]], fetched
 
 
-# Every message the page sends its workers held for 1.5 s after the first, then sent in order; when the first (the
-# boot request) went, on the page's clock.
+# Every message the page sends its workers held until the test lets them go (window.__release()), then sent in
+# order; when they went, on the page's clock.
 HOLD_BOOT_REQUEST = """
 const send = Worker.prototype.postMessage;
 const held = [];
+window.__release = () => {
+  window.__sentAt = performance.now();
+  for (const [worker, message] of held.splice(0)) send.apply(worker, message);
+};
 Worker.prototype.postMessage = function (...args) {
   if (window.__sentAt !== undefined) return send.apply(this, args);
   held.push([this, args]);
-  if (held.length === 1) {
-    setTimeout(() => {
-      window.__sentAt = performance.now();
-      for (const [worker, message] of held) send.apply(worker, message);
-    }, 1500);
-  }
 };
 """
 
+# In the worker: until it has had its manifest (its boot's first request).
+MANIFEST_HAD = """() => new Promise((done) => {
+  const look = () => performance.getEntriesByType("resource").some((e) => e.name.endsWith("/manifest.json"))
+    ? done() : setTimeout(look, 20);
+  look();
+})"""
 # In the worker: when it asked for the manifest (its boot's first request), on the page's clock.
 MANIFEST_ASKED = """
 (origin) => performance.getEntriesByType("resource").find((e) => e.name.endsWith("/manifest.json")).startTime
@@ -110,12 +114,17 @@ def test_the_worker_starts_python_before_the_pages_boot_request_reaches_it(page:
     """The boot request is a message, which a busy page sends late; the worker's name carries what the boot needs
     first, so Python's files are asked for before the request comes (it brings the shared buffers, needed later)."""
     page.add_init_script(HOLD_BOOT_REQUEST)
-    page.goto(base_url + LESSON_10)
+    with page.expect_worker(lambda worker: worker.url.endswith("/worker.js"), timeout=BOOT_MS) as started:
+        page.goto(base_url + LESSON_10, wait_until="commit")
+    worker = started.value
+    # With the boot request held back (for as long as it takes: a worker that waited for it would never get here),
+    # the worker has asked for its manifest, its boot's first request, and had it.
+    worker.evaluate(MANIFEST_HAD)
+    page.evaluate("window.__release()")
     page.wait_for_selector("html[data-python=ready]", state="attached", timeout=BOOT_MS)
     sent = page.evaluate("window.__sentAt")
-    (worker,) = [w for w in page.workers if w.url.endswith("/worker.js")]
     asked = worker.evaluate(MANIFEST_ASKED, page.evaluate("performance.timeOrigin"))
-    assert asked < sent - 500, (asked, sent)
+    assert asked < sent, (asked, sent)
 
 
 # In the worker: when Python's session was open (the boot's last step before it answers), on the page's clock.
@@ -268,7 +277,7 @@ def test_the_search_index_waits_for_the_learner_to_reach_for_search_then_finds_a
     if where:
         wait_for_lab(page)
     page.wait_for_load_state("networkidle")
-    page.wait_for_timeout(500)
+    settled(page)  # the page's own work done: its pictures, its frames, the main thread idle
     assert page.evaluate(SEARCH_INDEX) is None
     if reach == "key":
         page.keyboard.press("/")
@@ -327,15 +336,20 @@ def test_a_boot_download_the_network_drops_once_is_asked_for_again(page: Page, b
 def test_a_boot_download_that_keeps_failing_is_named_and_try_again_starts_python(page: Page, base_url: str) -> None:
     refused: list[str] = []
     page.route(WASM, refusing(refused))  # Pyodide alone would wait for it for ever
+    page.add_init_script(RECORD_WORKERS)
     page.goto(base_url + LESSON_10)
     problem = start_problem(page)
     expect(problem).to_contain_text("could not download pyodide/pyodide.asm.wasm", timeout=BOOT_MS)
-    expect(page.locator("#ember-python")).to_have_text("Python: failed to start")
+    expect(page.locator("#ember-python")).to_have_text("Python: failed to start", timeout=BOOT_MS)
     # The lab asked for the learner's files, which started Python once more: it failed the same way.
     lab = page.locator(".ember-lab")
     expect(lab).to_contain_text("Could not build your module: Python could not start", timeout=BOOT_MS)
-    expect(page.locator("#ember-python")).to_have_text("Python: failed to start")
-    assert len(refused) == 4  # two starts, each asked twice
+    expect(page.locator("#ember-python")).to_have_text("Python: failed to start", timeout=BOOT_MS)
+    # Each start of Python asked twice (once more, then gave up). The page's first start and the lab's request
+    # make two starts at least; on a busy machine the first may fail before the page waits on it, and the page's
+    # wait then makes a start of its own: three.
+    starts = [name for name, _ in page.evaluate("window.__workers")].count("worker.js")
+    assert starts >= 2 and len(refused) == 2 * starts, (starts, refused)
     page.unroute(WASM)
     problem.get_by_role("button", name="Try again").click()
     wait_for_lab(page)
@@ -351,7 +365,7 @@ def test_a_damaged_wasm_file_ends_the_start_at_once_and_is_named(page: Page, bas
     # Pyodide alone only warns and waits; the page's limit for a start would have ended it after two minutes.
     problem = start_problem(page)
     expect(problem).to_contain_text("could not compile pyodide/pyodide.asm.wasm (", timeout=BOOT_MS)
-    expect(page.locator("#ember-python")).to_have_text("Python: failed to start")
+    expect(page.locator("#ember-python")).to_have_text("Python: failed to start", timeout=BOOT_MS)
 
 
 def test_a_host_that_sends_the_wasm_file_with_another_type_is_told_which(page: Page, base_url: str) -> None:
@@ -360,7 +374,9 @@ def test_a_host_that_sends_the_wasm_file_with_another_type_is_told_which(page: P
     page.goto(base_url + LESSON_10)
     problem = start_problem(page)
     expect(problem).to_contain_text("could not compile pyodide/pyodide.asm.wasm (", timeout=BOOT_MS)
-    expect(problem).to_contain_text("Expected 'application/wasm'")  # what a teacher hosting the course must fix
+    # what a teacher hosting the course must fix (the page's next start, the lab's, may have taken the alert away
+    # for as long as it lasts: it fails the same way and says so again)
+    expect(problem).to_contain_text("Expected 'application/wasm'", timeout=BOOT_MS)
 
 
 @pytest.mark.parametrize("missing", ["pyodide/pyodide.asm.mjs", "py/stdlib.zip"])

@@ -13,7 +13,16 @@ from labs.course.gaps import normalize
 from labs.course.model import load_course
 
 from .harness import LESSON_10
-from .learner import RUN_MS, load_finished_pieces, open_page, run_checks, stored_body, type_into_gap, wait_for_lab
+from .learner import (
+    RUN_MS,
+    frames_drawn,
+    load_finished_pieces,
+    open_page,
+    run_checks,
+    stored_body,
+    type_into_gap,
+    wait_for_lab,
+)
 from .test_access import serious_violations, use_scheme
 
 COURSE = load_course()
@@ -61,7 +70,7 @@ def test_a_broken_sort_is_named_first_and_its_finished_piece_mends_lesson_10(pag
 
     for scheme in ("dark", "light"):
         use_scheme(page, scheme)
-        page.wait_for_timeout(100)  # a frame for the palette
+        frames_drawn(page)  # the palette, painted
         found = [v for v in serious_violations(page) if "ember-earlier" in v["target"]]
         assert not found, (scheme, found)
 

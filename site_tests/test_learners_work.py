@@ -24,6 +24,7 @@ from .learner import (
     replace_cell_code,
     run_cell,
     run_checks,
+    settled,
     stored_piece,
     type_into_gap,
     wait_for_cells,
@@ -260,9 +261,11 @@ def test_a_flood_of_output_is_capped_and_the_page_answers_while_it_runs(page: Pa
 def test_the_lab_opens_at_its_gap_without_moving_the_page(page: Page, base_url: str) -> None:
     open_page(page, base_url + LESSON_10)
     wait_for_lab(page)
-    page.wait_for_timeout(300)
-    assert page.evaluate("window.scrollY") == 0  # the learner is still reading the top of the lesson
     scroller = page.locator(".ember-lab .cm-scroller").first
+    scroller.evaluate("box => new Promise((done) => box.scrollTop > 0 ? done() : "
+                      "box.addEventListener('scroll', done, { once: true }))")  # the editor brought its gap in
+    settled(page)
+    assert page.evaluate("window.scrollY") == 0  # the learner is still reading the top of the lesson
     assert scroller.evaluate("box => box.scrollTop") > 0
     scroller.scroll_into_view_if_needed()
     marker = page.locator(".ember-lab .cm-line", has_text="# --- gap L10.backward ---")

@@ -12,6 +12,7 @@ from .harness import LESSON_10, SITE
 from .learner import (
     BOOT_MS,
     BREADTH_FIRST,
+    LOOP_THAT_SAYS_SO,
     RUN_MS,
     cell,
     held,
@@ -143,12 +144,12 @@ def test_stop_interrupts_an_endless_loop_in_place_and_python_runs_again(page: Pa
     bench/site.py's figure; the bound here only says that Stop ends the run at all."""
     open_page(page, base_url + LESSON_10)
     wait_for_lab(page)
-    replace_cell_code(page, 2, "turns = 0\nwhile True:\n    turns += 1")
+    replace_cell_code(page, 2, LOOP_THAT_SAYS_SO.format(name="turns"))
     box = cell(page, 2)
     box.get_by_role("button", name="Run", exact=True).click()
     stop = box.get_by_role("button", name="Stop")
     expect(stop).to_be_visible()
-    page.wait_for_timeout(500)
+    expect(box.locator(".ember-output")).to_contain_text("looping", timeout=RUN_MS)  # the loop is under way
     stop.click()
     expect(box.get_by_role("button", name="Run", exact=True)).to_be_enabled(timeout=10_000)
     expect(box.locator(".ember-output")).to_contain_text("Stopped")
@@ -161,10 +162,10 @@ def test_without_isolation_stop_restarts_python_and_keeps_the_code(page: Page, p
     open_page(page, plain_url + LESSON_10)
     wait_for_lab(page)
     type_into_gap(page, "L10.backward", FINISHED_BACKWARD)
-    replace_cell_code(page, 2, "while True:\n    pass")
+    replace_cell_code(page, 2, LOOP_THAT_SAYS_SO.format(name="turns"))
     box = cell(page, 2)
     box.get_by_role("button", name="Run", exact=True).click()
-    page.wait_for_timeout(500)
+    expect(box.locator(".ember-output")).to_contain_text("looping", timeout=RUN_MS)  # the loop is under way
     box.get_by_role("button", name="Stop").click()
     expect(box.locator(".ember-output")).to_contain_text("Python was restarted", timeout=10_000)
     expect(page.locator(".ember-toast")).to_contain_text("Your code is safe")

@@ -4,6 +4,7 @@ lesson 18 there with its data."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
@@ -247,6 +248,49 @@ def hand_over_without_opening(page: Page, context: BrowserContext) -> None:
         page.locator(".ember-lab").get_by_role("button", name="Open as notebook").click()
     opened.value.close()
     expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Your files are in the notebook's ember/ folder")
+
+
+# Each window.open call: its address, and whether it came while the click that asked for it was still being handled
+# (a pop-up blocker, WebKit's, lets through only a tab opened then).
+RECORD_OPENS = """() => {
+  window.__opens = [];
+  let clicking = false;
+  document.addEventListener("click", () => { clicking = true; }, { capture: true });
+  window.addEventListener("click", () => { clicking = false; });
+  const open = window.open.bind(window);
+  window.open = (url, ...rest) => {
+    window.__opens.push([String(url), clicking]);
+    return open(url, ...rest);
+  };
+}"""
+
+
+def test_open_as_notebook_opens_its_tab_within_the_click_and_the_lesson_stays(page: Page, context: BrowserContext,
+                                                                              base_url: str) -> None:
+    open_lesson_10_with_breadth_first_walk(page, base_url)
+    lesson = page.url
+    page.evaluate(RECORD_OPENS)
+    with context.expect_page() as opened:
+        page.locator(".ember-lab").get_by_role("button", name="Open as notebook").click()
+    tab = opened.value
+    tab.wait_for_url("**/notebook/notebooks/index.html?path=L10.ipynb", wait_until="commit", timeout=RUN_MS)
+    tab.close()
+    assert page.evaluate("window.__opens") == [["about:blank", True]]  # one tab, opened within the click
+    assert page.url == lesson
+    expect(page.locator(".ember-lab .ember-notice")).to_contain_text("Your files are in the notebook's ember/ folder")
+
+
+def test_a_refused_notebook_tab_leaves_the_lesson_and_offers_a_link(page: Page, base_url: str) -> None:
+    open_lesson_10_with_breadth_first_walk(page, base_url)
+    lesson = page.url
+    page.evaluate("() => { window.open = () => null; }")  # as a pop-up blocker answers
+    page.locator(".ember-lab").get_by_role("button", name="Open as notebook").click()
+    notice = page.locator(".ember-lab .ember-notice")
+    expect(notice).to_contain_text("Your browser did not let this page open a new tab", timeout=RUN_MS)
+    expect(notice.get_by_role("link", name="Open the notebook")).to_have_attribute(
+        "href", re.compile(r"notebook/notebooks/index\.html\?path=L10\.ipynb$"))
+    assert page.url == lesson  # the lesson stays
+    assert drive_file(page, "ember/scalar.py") is not None  # the files were handed over all the same
 
 
 def test_the_hand_over_writes_the_learners_files_into_the_drive(page: Page, context: BrowserContext,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +15,8 @@ from scripts import build_site
 from .harness import LESSON_10, SITE, Server, Watch
 from .learner import (
     BOOT_MS,
+    LOOP_THAT_SAYS_SO,
+    RUN_MS,
     cell,
     held,
     open_page,
@@ -112,14 +113,14 @@ def stop_in_place(page: Page, index: int = 2) -> None:
     page.evaluate("""() => { window.__toasts = 0;
       new MutationObserver(() => { window.__toasts += document.querySelectorAll(".ember-toast").length; })
         .observe(document.body, { childList: true }); }""")
-    replace_cell_code(page, index, "n = 0\nwhile True:\n    n += 1")
+    replace_cell_code(page, index, LOOP_THAT_SAYS_SO.format(name="n"))
     box = cell(page, index)
     box.get_by_role("button", name="Run", exact=True).click()
-    page.wait_for_timeout(500)
+    expect(box.locator(".ember-output")).to_contain_text("looping", timeout=RUN_MS)  # the loop is under way
     box.get_by_role("button", name="Stop").click()
     expect(box.locator(".ember-output")).to_contain_text("Stopped", timeout=10_000)
     expect(box.locator(".ember-output")).not_to_contain_text("restarted")
-    replace_cell_code(page, index, "print(n > 1000)")  # the loop's variable survived: not a new Python
+    replace_cell_code(page, index, "print(n > 0)")  # the loop's variable survived: not a new Python
     expect(run_cell(page, index)).to_contain_text("True")
     assert page.evaluate("window.__toasts") == 0  # no "Python was restarted" notice
 
@@ -162,10 +163,8 @@ def test_after_one_visit_lessons_load_run_and_check_offline_and_a_damaged_snapsh
     run_print(page, 0)
     # The damaged snapshot was dropped and, once Python was idle, a good one stored in its place.
     reloaded = page.evaluate("performance.timeOrigin")
-    deadline = time.monotonic() + SAVED_MS / 1000
-    while (snapshot_saved(page) or 0) < reloaded:
-        assert time.monotonic() < deadline, "no new snapshot was stored"
-        page.wait_for_timeout(500)
+    expect(page.locator("html")).to_have_attribute("data-snapshot", "stored", timeout=SAVED_MS)
+    assert (snapshot_saved(page) or 0) >= reloaded, "no new snapshot was stored"
     page.reload()
     wait_for_lab(page)
     assert python_start(page) == "snapshot"
@@ -189,7 +188,7 @@ def test_without_headers_the_page_becomes_isolated_and_stop_interrupts(offline_c
     expect(page.locator("html")).to_have_attribute("data-python", "ready", timeout=BOOT_MS)
     assert page.evaluate("crossOriginIsolated") is True
     origin = page.evaluate("performance.timeOrigin")
-    page.wait_for_timeout(2000)
+    wait_saved(page)  # the page's background work done: the service worker registered, every file saved
     assert page.evaluate("performance.timeOrigin") == origin  # isolated at once: no reload of its own
 
 
@@ -266,9 +265,7 @@ def test_the_snapshots_worker_losing_its_downloads_throws_nothing_and_the_course
     # worker is registered): from now on the course's files never come to it, as when a host goes away.
     refused: list[str] = []
     page.route("**/assets/gen/py/course-*.zip", refusing(refused))
-    deadline = time.monotonic() + SAVED_MS / 1000
-    while len(refused) < 2 and time.monotonic() < deadline:
-        page.wait_for_timeout(200)
+    expect(page.locator("html")).to_have_attribute("data-snapshot", "failed", timeout=SAVED_MS)  # it gave up
     assert len(refused) == 2, refused  # asked once more, then given up
     wait_saved(page)  # the service worker's save goes on without the snapshot
     assert page.evaluate("localStorage.getItem('ember:snapshot')") is None  # none was stored

@@ -14,7 +14,7 @@ import urllib.request
 
 from playwright.sync_api import ConsoleMessage, Locator, Page, expect
 
-from .learner import RUN_MS, open_page, replace_cell_code, run_cell, run_checks, type_into_gap, wait_for_lab
+from .learner import RUN_MS, open_page, replace_cell_code, run_cell, run_checks, settled, type_into_gap, wait_for_lab
 
 LESSON_01 = "lessons/01-slopes-by-nudging/"
 
@@ -165,7 +165,7 @@ def test_made_up_worker_messages_run_no_script_and_real_outputs_still_show(page:
     expect(output.get_by_role("button", name="Next")).to_be_visible()
     expect(output).to_contain_text("within reach: []")
     no_script_in(output)
-    page.wait_for_timeout(500)  # an image's error, an animation's start: what would run has had its turn
+    settled(page)  # an image's error, an animation's start: what would run has had its turn
     assert ran == []
     assert refused == []  # nothing the page needs was refused (its scripts, wasm, workers, styles, fonts, pictures)
 
@@ -180,7 +180,7 @@ def test_a_gap_run_by_the_checks_cannot_reach_the_page_either(page: Page, base_u
     # The made-up report (well formed) was shown, its messages as text; the one of no known shape was dropped.
     expect(claims.first).to_contain_text("emberScriptRan", timeout=RUN_MS)
     no_script_in(lab)
-    page.wait_for_timeout(500)
+    settled(page)
     assert ran == []
     assert refused == []
 
@@ -194,13 +194,14 @@ def test_the_pages_carry_a_policy_that_refuses_inline_script(page: Page, base_ur
     assert "'unsafe-inline'" not in header.split("script-src")[1].split(";")[0]
     ran, refused = listen(page)
     open_page(page, base_url + LESSON_01)
-    page.evaluate("""() => {
-      const script = document.createElement("script");
-      script.textContent = "emberScriptRan('inserted inline script')";
-      document.body.append(script);
-    }""")
+    with page.expect_console_message(lambda message: "Executing inline script violates" in message.text):
+        page.evaluate("""() => {
+          const script = document.createElement("script");
+          script.textContent = "emberScriptRan('inserted inline script')";
+          document.body.append(script);
+        }""")
     assert page.evaluate("typeof __md_get") == "function"  # the theme's own inline script ran (its hash is allowed)
-    page.wait_for_timeout(300)
+    settled(page)
     assert ran == []
     # Refused (once by the page's own policy, once by the header's: both hold), and nothing else was.
     assert refused and all("Executing inline script violates" in text for text in refused), refused

@@ -10,7 +10,7 @@ from labs.checking.learner import Work, build_modules, earlier_finished, finishe
 from labs.course.gaps import find_gaps
 from labs.course.model import load_course
 from labs.frontends.cli import main
-from labs.frontends.session import NO_INPUT, Session
+from labs.frontends.session import NO_INPUT, NO_INPUT_BROWSER, Session
 from labs.showing.outputs import SHOWN_LINES
 
 COURSE = load_course()
@@ -176,6 +176,13 @@ def test_input_without_a_way_to_wait_says_why_in_one_sentence(session: Session) 
     assert result["error"]["message"] == f"InputUnavailable: {NO_INPUT} (line 1 of this cell)"
     cancelled = ask(session, "run", {"page": "/p/", "pieces": {}, "code": "x = input()"}, ask=lambda prompt: None)
     assert cancelled["error"]["kind"] == "stopped"
+
+
+def test_input_in_a_browser_that_shares_no_memory_blames_the_browser_not_the_host(session: Session) -> None:
+    session.input_missing = "browser"  # as the page's worker sets it on an isolated page without SharedArrayBuffer
+    result = ask(session, "run", {"page": "/p/", "pieces": {}, "code": "x = input()"})
+    assert result["error"]["message"] == f"InputUnavailable: {NO_INPUT_BROWSER} (line 1 of this cell)"
+    assert "server" not in NO_INPUT_BROWSER and "this browser" in NO_INPUT_BROWSER
 
 
 def test_a_new_attribute_on_a_slotted_value_is_explained(session: Session) -> None:

@@ -45,6 +45,10 @@ Live = Callable[[str], object] | None
 NO_INPUT = ("input() cannot wait for your answer on this page: the server does not send the two "
             "cross-origin isolation headers that let Python pause while you type (see the page on "
             "hosting the course). Put the value in the cell instead, for example: name = 'Ada'")
+NO_INPUT_BROWSER = ("input() cannot wait for your answer in this browser: it does not share memory with the "
+                    "worker Python runs in (SharedArrayBuffer), which Python needs to pause while you type. "
+                    "Put the value in the cell instead, for example: name = 'Ada'")
+NO_INPUT_WHY = {"headers": NO_INPUT, "browser": NO_INPUT_BROWSER}  # the page's worker sets Session.input_missing
 
 
 def _collections() -> int:
@@ -105,6 +109,7 @@ class Session:
         self._seen: dict[str, int] = {}
         self._outputs: Outputs | None = None
         self._ask: Ask | None = None
+        self.input_missing = "headers"  # why input() cannot wait where it cannot: a key of NO_INPUT_WHY
 
     # --- the learner's modules ----------------------------------------------------------------
 
@@ -168,7 +173,7 @@ class Session:
         """input() for cells: ask in the page and wait for the answer, or say why that cannot be done."""
         text = str(prompt)
         if not callable(self._ask):
-            raise InputUnavailable(NO_INPUT)
+            raise InputUnavailable(NO_INPUT_WHY.get(self.input_missing, NO_INPUT))
         if self._outputs is not None:
             self._outputs.write(text)
             self._outputs.send_batch()

@@ -193,6 +193,28 @@ export function notebookUrl(siteRoot, lessonId) {
 }
 
 /**
+ * Open the notebook's tab now, within the learner's click (a browser's pop-up blocker lets a tab opened later,
+ * after an await, through only sometimes: WebKit refuses it), showing that the notebook is on its way; the
+ * caller points it at the notebook once the files are handed over. Null when the browser refused the tab.
+ *
+ * @returns {Window | null}
+ */
+export function openWaitingTab() {
+  const tab = window.open("about:blank", "_blank");
+  if (!tab) return null;
+  try {
+    tab.document.title = "Opening the notebook…";
+    const body = tab.document.body || tab.document.documentElement.appendChild(tab.document.createElement("body"));
+    body.style.font = "1.1rem system-ui, sans-serif";
+    body.style.margin = "2rem";
+    body.textContent = "Opening the notebook… Your files are being copied into it.";
+  } catch {
+    // a tab the page cannot write into still opens the notebook
+  }
+  return tab;
+}
+
+/**
  * A free name beside ``name`` in the drive for a copy: scalar.py.1.bak, scalar.py.2.bak, ...
  *
  * @param {string} name

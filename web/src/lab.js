@@ -10,7 +10,7 @@ import { reachScrollBoxes } from "./access.js";
 import { el } from "./dom.js";
 import { focusGap, gapTexts, labEditor, lockGapsOf, replaceText, scrollToGap, setGapTexts } from "./editor.js";
 import { FolderLink } from "./folder.js";
-import { handOver, notebookUrl } from "./handover.js";
+import { handOver, notebookUrl, openWaitingTab } from "./handover.js";
 import { plural } from "./import-preview.js";
 import { gapAnchor, newerVersionNote, revealLinkedGap } from "./newer-version.js";
 import * as storage from "./storage.js";
@@ -876,20 +876,33 @@ export class Lab {
     }
   }
 
-  /** Write the learner's files into the notebook app's drive and open this lesson's notebook in a new tab. */
+  /**
+   * Write the learner's files into the notebook app's drive and open this lesson's notebook in a new tab. The
+   * tab opens at once, within the click, and goes to the notebook once the files are there; if the browser
+   * refuses a new tab, the lesson stays and the notice offers a link to the notebook.
+   */
   async openNotebook() {
     this.notebookButton.disabled = true;
+    const tab = openWaitingTab(); // before any await: still inside the learner's click
+    const url = notebookUrl(this.siteRoot, this.lesson.id);
     try {
       const copies = await handOver(this.runtime, this.lesson.id);
-      const url = notebookUrl(this.siteRoot, this.lesson.id);
       const kept = copies.length
         ? ` Edits the notebook held that were not taken back are kept there as ${copies.join(", ")}.`
         : "";
       this.notice.textContent =
         `Your files are in the notebook's ember/ folder.${kept} ` +
         "When you come back here, what you change in a gap there comes back into this lab.";
-      if (!window.open(url, "_blank")) location.assign(url); // a blocked pop-up: open it here instead
+      if (tab && !tab.closed) tab.location.href = url;
+      else if (!tab) {
+        this.notice.append(
+          " Your browser did not let this page open a new tab. ",
+          el("a", { href: url, target: "_blank" }, "Open the notebook"),
+          " (or allow pop-ups for this site).",
+        );
+      }
     } catch (error) {
+      tab?.close();
       this.notice.textContent = `Could not hand your files to the notebook: ${error.message || error}`;
     } finally {
       this.notebookButton.disabled = false;

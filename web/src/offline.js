@@ -122,13 +122,20 @@ function whenIdle(runtime, states, work) {
  * @param {Runtime} runtime
  */
 async function snapshotOnce(runtime) {
-  if (!["use", "none"].includes(runtime.snapshot) || !runtime.bootInfo || runtime.bootInfo.start === "snapshot") return;
+  const html = document.documentElement; // data-snapshot: how it went, a state tests can wait for
+  if (!["use", "none"].includes(runtime.snapshot) || !runtime.bootInfo || runtime.bootInfo.start === "snapshot") {
+    html.dataset.snapshot = "not needed";
+    return;
+  }
+  html.dataset.snapshot = "making";
   try {
     await runtime.makeSnapshot();
     localStorage.setItem(SNAPSHOT_FLAG, "1");
     runtime.snapshot = "use"; // a restart of Python (after Stop, or a crash) starts from it
+    html.dataset.snapshot = "stored";
   } catch (error) {
     runtime.snapshot = "off"; // this browser cannot: leave it, every start is a normal one
+    html.dataset.snapshot = "failed";
     // Nothing the learner must act on (Python works, only its next start is slower): said for whoever looks.
     console.warn(`${error instanceof Error ? error.message : String(error)}; later starts of Python here start afresh`);
   }

@@ -4,9 +4,10 @@
 import { cellToCell, mountSkipLinks, nameTheThemesParts, watchScrollBoxes } from "./access.js";
 import { el } from "./dom.js";
 import { resultBox, takeBack } from "./handover.js";
+import { askToKeepStorage, mountBrowserNote, mountStorageNote } from "./notes.js";
 import { followAnswers, mountQuestions } from "./quiz.js";
 import * as storage from "./storage.js";
-import { yourWorkBox } from "./your-work.js";
+import { downloadAllWork, yourWorkBox } from "./your-work.js";
 
 /**
  * @typedef {import("./course-data").Course} Course
@@ -419,7 +420,9 @@ async function mountPage() {
   mountQuestions(root, data);
   mountHome(root, data);
   mountYourWork(root, data);
+  if (root.querySelector(".ember-your-work")) mountStorageNote(root, downloadAllWork);
   if (!page) return;
+  if (location.protocol !== "file:") mountBrowserNote(root);
   if (location.protocol === "file:") return; // assets/file-warning.js explains how to serve the site
   const lesson = /** @type {string} */ (page.dataset.lesson);
   storage.visit(lesson);
@@ -465,6 +468,7 @@ async function fromNotebook(root, data) {
   } catch (error) {
     if (runtime.wasRestarted(error)) return fromNotebook(root, data);
     console.warn("could not read the notebook's files:", error);
+    lookedAtNotebook();
     return;
   }
   const rebuild = () => currentLab?.showEditors();
@@ -472,6 +476,13 @@ async function fromNotebook(root, data) {
   const box = resultBox(result, { version: data.version, onChange: rebuild });
   if (box) root.prepend(box);
   if (result.taken.length) rebuild();
+  lookedAtNotebook();
+}
+
+/** Count, on the root element, the looks for the notebook's edits that are done (a state tests can wait for). */
+function lookedAtNotebook() {
+  const html = document.documentElement;
+  html.dataset.notebookLooks = String(Number(html.dataset.notebookLooks || 0) + 1);
 }
 
 /** @type {(() => void) | null} */
@@ -509,6 +520,10 @@ export function start(sharedRuntime) {
   );
   // A page the browser kept while the learner was away heard nothing meanwhile: it looks at what is stored now.
   window.addEventListener("pageshow", (event) => event.persisted && followOtherTabs());
+  // after the learner's first saved work: the answer decides whether the page shown tells them to download it
+  askToKeepStorage(
+    () => currentRoot?.querySelector(".ember-your-work") && mountStorageNote(currentRoot, downloadAllWork),
+  );
   followPages();
 }
 

@@ -98,6 +98,9 @@ async function boot(snapshot, id, buffers) {
         return null;
       }
       session = steps.openSession();
+      // Why input() cannot wait, where it cannot: the host sent no isolation headers, or the page is isolated
+      // and this browser still shares no memory with its worker (labs/frontends/session.py says which).
+      if (!inputBuffer) session.input_missing = self.crossOriginIsolated ? "browser" : "headers";
     } finally {
       steps.destroy(); // before a snapshot is made: it holds nothing of the start's
     }

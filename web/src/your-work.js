@@ -571,3 +571,8 @@ export function yourWorkBox(options) {
   listenForDrops();
   return shown.box;
 }
+
+/** Press "Download all my work" of the box now shown (a note elsewhere on the page offers the same). */
+export function downloadAllWork() {
+  shown?.download();
+}
