@@ -4,8 +4,12 @@ phone once its cells have run is the journey's check, in test_journey.py.)"""
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import zipfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -14,6 +18,7 @@ from labs.course.model import load_course
 
 from .harness import LESSON_10, Watch, watched_context
 from .learner import (
+    BOOT_MS,
     BREADTH_FIRST,
     RUN_MS,
     cell,
@@ -178,8 +183,8 @@ def limited(request: pytest.FixtureRequest, browser: Browser, watch: Watch) -> I
     watch.check()
 
 
-def test_without_storage_the_work_lasts_the_visit_and_the_learner_is_told(limited: tuple[str, Page],
-                                                                          base_url: str) -> None:
+def test_without_storage_the_work_lasts_the_visit_and_the_learner_is_told(limited: tuple[str, Page], base_url: str,
+                                                                          browser: Browser, watch: Watch) -> None:
     kind, page = limited
     open_page(page, base_url + LESSON_10)
     expect(page.locator(".ember-storage")).to_have_attribute("data-problems", kind)
@@ -198,10 +203,28 @@ def test_without_storage_the_work_lasts_the_visit_and_the_learner_is_told(limite
     expect(page.locator(".ember-page")).to_have_attribute("data-lesson", "L10")
     wait_for_lab(page)
     expect(lab_editor(page)).to_contain_text("stack: list[tuple[Value, bool]]")
-    with page.expect_download() as download:
+    with page.expect_download(timeout=BOOT_MS) as download:
         page.locator(".ember-storage").get_by_role("button", name="Download my work as it is now").click()
-    work = json.loads(download.value.path().read_text(encoding="utf-8"))
-    assert "stack: list[tuple[Value, bool]]" in work["pieces"]["L10.backward"]["code"]
+    # A work file, as "Download all my work" makes: the learner's files and ember-work.json, which "Bring my work
+    # here" takes back in a browser that can keep it.
+    data = Path(download.value.path()).read_bytes()
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        (scalar,) = [name for name in archive.namelist() if name.endswith("/ember/scalar.py")]
+        assert "stack: list[tuple[Value, bool]]" in archive.read(scalar).decode()
+    context = watched_context(browser, watch)  # a browser that can keep it
+    try:
+        fresh = context.new_page()
+        open_page(fresh, base_url + LESSON_10)
+        wait_for_lab(fresh)
+        box = fresh.locator(".ember-your-work")
+        box.locator("input[type=file]").set_input_files(
+            [{"name": download.value.suggested_filename, "mimeType": "application/zip", "buffer": data}])
+        shown = box.get_by_role("region", name=re.compile(r"^Bring in "))
+        expect(shown).to_be_visible(timeout=BOOT_MS)
+        shown.get_by_role("button", name="Apply").click()
+        expect(lab_editor(fresh)).to_contain_text("stack: list[tuple[Value, bool]]", timeout=RUN_MS)
+    finally:
+        context.close()
 
 
 # --- cells behave like Python ------------------------------------------------------------------

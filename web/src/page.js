@@ -238,13 +238,20 @@ function mountStorageNotice(root) {
     );
   }
   if (problems.some((p) => p.kind !== "unreadable")) {
-    box.append(
-      el(
-        "button",
-        { class: "md-button", type: "button", onclick: () => download(storage.stateText(), "ember-work.json") },
-        "Download my work as it is now",
-      ),
+    // The same work file as "Download all my work", which both imports (the page's and `labs import`) take back.
+    const rescue = el(
+      "button",
+      {
+        class: "md-button",
+        type: "button",
+        onclick: () => {
+          if (!downloadAllWork())
+            rescue.replaceWith(el("p", { text: "Open the home page or any lesson to download your work there." }));
+        },
+      },
+      "Download my work as it is now",
     );
+    box.append(rescue);
   }
   root.prepend(box);
 }

@@ -673,15 +673,6 @@ export function asideText() {
   }
 }
 
-/**
- * The whole saved state as JSON text (for a learner whose browser cannot keep it).
- *
- * @returns {string}
- */
-export function stateText() {
-  return JSON.stringify(read(), null, 2);
-}
-
 /** Forget everything: pieces, answers and progress (what was kept aside stays). */
 export function resetAll() {
   if (memory) memory = empty();

@@ -572,7 +572,14 @@ export function yourWorkBox(options) {
   return shown.box;
 }
 
-/** Press "Download all my work" of the box now shown (a note elsewhere on the page offers the same). */
+/**
+ * Press "Download all my work" of the box now shown (a note elsewhere on the page offers the same): a work file
+ * that "Bring my work here" and `labs import` take back. False where this page has no such box.
+ *
+ * @returns {boolean}
+ */
 export function downloadAllWork() {
-  shown?.download();
+  if (!shown?.box.isConnected) return false;
+  shown.download();
+  return true;
 }
