@@ -20,10 +20,20 @@ SAVED_MS = 240_000  # the snapshot and every file saved, behind other tests on t
 
 # Every text the Python badge shows, in order, from the page's first script on.
 BADGE_RECORDER = """(() => {
+  // Each text as it was set, from the mutation records (reading the badge in the callback would miss a text that
+  // was replaced before the callback ran, as a quick start from the snapshot does).
   window.__badge = [];
-  new MutationObserver(() => {
-    const text = document.getElementById("ember-python")?.textContent;
+  const note = (text) => {
     if (text && window.__badge[window.__badge.length - 1] !== text) window.__badge.push(text);
+  };
+  new MutationObserver((records) => {
+    const badge = document.getElementById("ember-python");
+    if (!badge) return;
+    for (const record of records) {
+      if (record.type === "characterData" && badge.contains(record.target)) note(record.target.data);
+      else if (record.target === badge) note([...record.addedNodes].map((node) => node.textContent).join(""));
+      else if ([...record.addedNodes].includes(badge)) note(badge.textContent);
+    }
   }).observe(document, { subtree: true, childList: true, characterData: true });
 })()"""
 
