@@ -29,7 +29,10 @@ from .test_verdicts import COURSE
 pytestmark = [pytest.mark.alone, pytest.mark.long]  # it slows the browser and compares what the slowing changes
 
 SLOWER = 4.0  # the least slowdown of the worker's Python that counts as a slow device
-SHARES = (0.4, 0.3, 0.25, 0.2, 0.15, 0.1, 0.05)  # of one core, tried in turn until the worker is SLOWER times slower
+SHARES = (0.4, 0.3, 0.25, 0.2, 0.15, 0.1, 0.05)  # of one core, tried in turn until the worker is AIM times slower
+# The quota's slowdown wanes a little as the page's compiled code warms up over the checks (2.7x at the end of a
+# run that began above 4x): aim high enough that the end, allowed a quarter less, is still SLOWER.
+AIM = SLOWER / 0.75
 DEFAULT_SECONDS = 5.0  # a claim's time limit when its lesson.toml sets none
 TIME_SENSITIVE = {"slow"}  # message keys that say a piece took too long
 # Known-wrong pieces beside those chosen below: the issue's table of one row repeated 256 times (every row of W
@@ -98,7 +101,7 @@ def python_seconds(page: Page) -> float:
 
 
 def slow_down(page: Page, quota: CpuQuota) -> float:
-    """Lower the quota until Python in the worker runs at least SLOWER times slower than with none: that factor.
+    """Lower the quota until Python in the worker runs at least AIM times slower than with none: that factor.
 
     The loop runs once before it is timed: the browser compiles Pyodide's hot code again, faster, as it runs."""
     quota.limit(None)
@@ -108,7 +111,7 @@ def slow_down(page: Page, quota: CpuQuota) -> float:
         quota.limit(share)
         factor = python_seconds(page) / fast
         print(f"a share of {share} of a core: {factor:.1f} times slower")
-        if factor >= SLOWER:
+        if factor >= AIM:
             return factor
     return factor
 
