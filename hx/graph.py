@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from hx.fmt import MISSING, fmt
@@ -31,11 +31,11 @@ def read_inputs(obj: object) -> tuple[object, ...]:
     return ()
 
 
-def topological_order(root: object) -> list[object]:
+def topological_order(root: object, inputs: Callable[[object], Iterable[object]] = read_inputs) -> list[object]:
     """Every object reachable from root once, inputs before outputs, by the lesson's (node, parents_done) stack.
 
-    The parents of a node are pushed in _prev order, so the last one is explored first; the
-    root comes last. No recursion: a chain of any length fits.
+    A node's inputs are read by ``inputs`` (its _prev by default) and pushed in that order, so the last one is
+    explored first; the root comes last. No recursion: a chain of any length fits.
     """
     order: list[object] = []
     seen: set[int] = set()
@@ -47,7 +47,7 @@ def topological_order(root: object) -> list[object]:
         elif id(node) not in seen:
             seen.add(id(node))
             stack.append((node, True))
-            for parent in read_inputs(node):
+            for parent in inputs(node):
                 if id(parent) not in seen:
                     stack.append((parent, False))
     return order

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from hx.graph import topological_order
 from labs.checking.claimkit import Fail, graph_order
 from labs.checking.timelimit import unwatched
 
@@ -91,13 +92,4 @@ def tensor_order(root: Any) -> list[Any]:
     """Every node of a tensor graph that ``root`` reaches, output first, each node before its parents; no recursion.
 
     A node without ``_parents`` (or with ``None`` there) counts as a leaf."""
-    order, seen, stack = [], set(), [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            order.append(node)
-        elif id(node) not in seen:
-            seen.add(id(node))
-            stack.append((node, True))
-            stack.extend((parent, False) for parent in getattr(node, "_parents", ()) or ())
-    return order[::-1]
+    return topological_order(root, lambda node: getattr(node, "_parents", ()) or ())[::-1]
