@@ -96,6 +96,19 @@ def run_cells_before(page: Page, index: int) -> None:
         expect(run_cell(page, earlier).locator(".ember-error")).to_have_count(0)
 
 
+def longer_training(page: Page, url: str, lesson_id: str, line: str, longer: str) -> tuple[int, str, Locator, Locator]:
+    """The lab finished, the cells above the training cell run, and its ``line`` made ``longer``, watched (WATCH):
+    the training cell's index, its source as the page's file has it, its box and its output."""
+    fill_lab(page, url, lesson_id)
+    index, source = training_cell(lesson_id)
+    run_cells_before(page, index)
+    page.evaluate(WATCH)
+    assert line in source
+    replace_cell_code(page, index, source.replace(line, longer))
+    box = cell(page, index)
+    return index, source, box, box.locator(".ember-output")
+
+
 def stop_after_draws(page: Page, box: Locator, draws: int) -> None:
     """Run the cell, wait until it has drawn its live curve ``draws`` times, and press Stop."""
     box.evaluate(COUNT_DRAWS)
@@ -117,13 +130,8 @@ def stopped_in_place(page: Page, box: Locator) -> None:
 
 @pytest.mark.long
 def test_lesson_12s_training_stopped_twice_keeps_the_model_and_trains_on(page: Page, base_url: str) -> None:
-    fill_lab(page, base_url + LESSON_12, "L12")
-    index, source = training_cell("L12")
-    run_cells_before(page, index)
-    page.evaluate(WATCH)
-    box, output = cell(page, index), cell(page, index).locator(".ember-output")
-    assert "learning_rate, steps = 0.5, 30" in source
-    replace_cell_code(page, index, source.replace("learning_rate, steps = 0.5, 30", "learning_rate, steps = 0.5, 3000"))
+    index, source, box, output = longer_training(page, base_url + LESSON_12, "L12",
+                                                 "learning_rate, steps = 0.5, 30", "learning_rate, steps = 0.5, 3000")
 
     steps = 0
     for draws in (1, 3):  # after its first progress output, then later, each time on from where it was
@@ -149,15 +157,9 @@ def test_lesson_12s_training_stopped_twice_keeps_the_model_and_trains_on(page: P
 
 @pytest.mark.long
 def test_lesson_18s_training_stopped_twice_keeps_w_and_trains_on(page: Page, base_url: str) -> None:
-    fill_lab(page, base_url + LESSON_18, "L18")
-    index, source = training_cell("L18")
-    run_cells_before(page, index)
-    page.evaluate(WATCH)
-    box, output = cell(page, index), cell(page, index).locator(".ember-output")
-    steps_line = "learning_rate, most_steps = 70.0, 400"
-    assert steps_line in source
     # A slower rate, so that the curve does not reach its target line before Stop lands.
-    replace_cell_code(page, index, source.replace(steps_line, "learning_rate, most_steps = 5.0, 100000"))
+    _, _, box, output = longer_training(page, base_url + LESSON_18, "L18", "learning_rate, most_steps = 70.0, 400",
+                                        "learning_rate, most_steps = 5.0, 100000")
     names_index = next(n for n, code in enumerate(fences(PAGES["L18"], "ember-cell")) if "import sample" in code)
     names_source = fences(PAGES["L18"], "ember-cell")[names_index].rstrip("\n")
 
