@@ -102,6 +102,28 @@ def compiled_stdlib(bundle: str, version: str, wheel_names: list[str]) -> None:
     shutil.copy2(cached, GEN / STDLIB)
 
 
+def built_snapshot(bundle: str, version: str, wheel_names: list[str]) -> dict[str, object]:
+    """Make the memory snapshot a first start of Python begins from (web/make-snapshot.mjs), gzipped, into gen/py/
+    under the hash of its bytes; answer its place and size for the manifest. It holds Python's memory after the
+    worker's start steps, on the compiled standard library: cached per course version, those steps and Pyodide."""
+    steps = b"".join((ROOT / "web" / name).read_bytes()
+                     for name in ("src/worker_start.py", "src/python-start.js", "make-snapshot.mjs"))
+    inputs = hashlib.sha256(steps + (GEN / STDLIB).read_bytes()).hexdigest()[:12]
+    cached = COURSE_CACHE / f"snapshot-{version}-{inputs}-{pyodide_version()}.gz"
+    if not cached.exists():
+        COURSE_CACHE.mkdir(parents=True, exist_ok=True)
+        building = cached.with_suffix(".part")
+        run("node", "web/make-snapshot.mjs", str(GEN / STDLIB), str(GEN / bundle), COURSE_FOLDER, str(building),
+            *(str(GEN / "wheels" / name) for name in wheel_names))
+        building.replace(cached)
+    data = cached.read_bytes()
+    path = f"py/start-{hashlib.sha256(data).hexdigest()[:12]}.gz"
+    for old in (GEN / "py").glob("start-*.gz"):
+        old.unlink()  # one snapshot in the site: the last build's goes
+    shutil.copy2(cached, GEN / path)
+    return {"path": path, "size": len(data)}
+
+
 def pyodide_version() -> str:
     """The version of the vendored Pyodide (its npm package)."""
     return str(json.loads((NODE / "pyodide" / "package.json").read_text())["version"])
@@ -140,14 +162,16 @@ def course_release(version: str, previous: Path, now: Callable[[], float] = time
     return release if last.get("version") == version else max(int(now()), release + 1)
 
 
-def boot_manifest(bundle: str, version: str, wheel_names: list[str], release: int) -> dict[str, object]:
-    """What the worker reads first: the course version, Pyodide's, the files a boot downloads (with sizes),
-    and the folder the course's Python goes into (its bytecode was compiled there); and the course's release,
-    which the site's course.json carries (site_hooks/ember_pages.py)."""
+def boot_manifest(bundle: str, version: str, wheel_names: list[str], release: int,
+                  snapshot: dict[str, object]) -> dict[str, object]:
+    """What the worker reads first: the course version, Pyodide's, the files every boot downloads (with sizes),
+    the snapshot a first start begins from (with its size: only such a start downloads it), and the folder the
+    course's Python goes into (its bytecode was compiled there); and the course's release, which the site's
+    course.json carries (site_hooks/ember_pages.py)."""
     wheel_paths = [f"wheels/{name}" for name in wheel_names]
     downloads = [f"pyodide/{name}" for name in PYODIDE_FILES] + [STDLIB, *wheel_paths, bundle]
     return {"version": version, "release": release, "pyodide": pyodide_version(), "bundle": bundle,
-            "folder": COURSE_FOLDER, "wheels": wheel_names,
+            "folder": COURSE_FOLDER, "wheels": wheel_names, "snapshot": snapshot,
             "sizes": {path: (GEN / path).stat().st_size for path in downloads}}
 
 
@@ -188,7 +212,8 @@ def main() -> None:
     bundle, version = python_bundle()
     wheel_names = wheels()
     compiled_stdlib(bundle, version, wheel_names)
-    manifest = boot_manifest(bundle, version, wheel_names, course_release(version, GEN / "manifest.json"))
+    snapshot = built_snapshot(bundle, version, wheel_names)
+    manifest = boot_manifest(bundle, version, wheel_names, course_release(version, GEN / "manifest.json"), snapshot)
     (GEN / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     run(sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet")

@@ -131,7 +131,7 @@ def test_after_one_visit_lessons_load_run_and_check_offline_and_a_damaged_snapsh
     page = learner_page(offline_context, watch)
     open_page(page, server.url + LESSON_10)
     wait_for_lab(page)
-    assert python_start(page) == "fresh"
+    assert python_start(page) == "built"  # a first visit starts from the build's snapshot
     wait_saved(page)
     # Only the service worker asks for offline.json: its requests are watched as well (none may leave 127.0.0.1).
     assert any(url.endswith("/offline.json") for url in watch.requests)

@@ -1,6 +1,6 @@
 """Where the browser's storage refuses the memory snapshot as a Blob (WebKit's ephemeral storage: Safari's private
 windows, its WebDriver sessions, with no reason given), it is stored as bytes and a reload starts from it; where
-it refuses it every way, the page says why in its console and Python starts afresh each time.
+it refuses it every way, the page says why in its console and Python starts from the build's snapshot each time.
 
 Chromium takes Blobs, so its worker (assets/gen/worker.js, the page's and the snapshot's) is given a first line
 that makes IndexedDB refuse them as WebKit does: the transaction aborts, its error null. WebKit itself walks the
@@ -104,4 +104,4 @@ def test_a_snapshot_refused_every_way_is_reported_with_a_reason_and_python_still
     assert page.evaluate("localStorage.getItem('ember:snapshot')") is None
     page.reload()
     wait_ready(page)
-    assert page.evaluate("document.documentElement.dataset.pythonStart") == "fresh"
+    assert page.evaluate("document.documentElement.dataset.pythonStart") == "built"  # never a stored one

@@ -117,7 +117,8 @@ function whenIdle(runtime, states, work) {
 }
 
 /**
- * Store a snapshot unless this boot came from one.
+ * Store a snapshot unless this boot came from the stored one: after a first start (from the build's snapshot, whose
+ * bytes the background worker stores without starting Python; or a normal one), later starts read it from storage.
  *
  * @param {Runtime} runtime
  */
@@ -134,10 +135,12 @@ async function snapshotOnce(runtime) {
     runtime.snapshot = "use"; // a restart of Python (after Stop, or a crash) starts from it
     html.dataset.snapshot = "stored";
   } catch (error) {
-    runtime.snapshot = "off"; // this browser cannot: leave it, every start is a normal one
+    runtime.snapshot = "off"; // this browser cannot: leave it, every start begins from the build's
     html.dataset.snapshot = "failed";
     // Nothing the learner must act on (Python works, only its next start is slower): said for whoever looks.
-    console.warn(`${error instanceof Error ? error.message : String(error)}; later starts of Python here start afresh`);
+    console.warn(
+      `${error instanceof Error ? error.message : String(error)}; later starts of Python here begin from the course's own snapshot each time`,
+    );
   }
 }
 

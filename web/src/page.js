@@ -121,7 +121,8 @@ function showState(state, detail = {}) {
   badge.dataset.phase = state === "starting" ? detail.phase || "starting" : "";
   badge.textContent = stateText(state, detail);
   document.documentElement.dataset.python = state;
-  if (detail.start) document.documentElement.dataset.pythonStart = detail.start; // "snapshot", "fresh" or "fallback"
+  // "snapshot" (the stored one), "built" (the build's), "fresh" or "fallback"
+  if (detail.start) document.documentElement.dataset.pythonStart = detail.start;
 }
 
 /**

@@ -22,10 +22,13 @@ const PROGRESS_MS = 100;
  * Boot Pyodide with the course's Python and open a Session.
  *
  * payload.snapshot: "use" starts from the stored memory snapshot when there is one for this Pyodide
- * and course (and falls back to a normal start if it fails); "make" boots normally, imports the
- * course, stores a snapshot and stops there (a background worker does this); "off" never uses one;
- * "none" is "use" when the page knows of no stored snapshot (Pyodide starts without waiting for a
- * look); "drop" forgets the stored one first (an earlier start from it never finished).
+ * and course; "none" is "use" when the page knows of no stored snapshot (no look in storage); "off" never
+ * reads or stores one (the learner keeps nothing in this browser); "make" stores one and stops there (a
+ * background worker does this): the build's, or one made here by a normal start and the course's import
+ * when the build made none; "drop" forgets the stored one first and starts normally (an earlier start
+ * from a snapshot never finished). Without a stored snapshot, "use", "none" and "off" start from the
+ * build's (manifest.snapshot: Python's memory with the course imported, made at build time by
+ * web/make-snapshot.mjs). A start from a snapshot that fails falls back to a normal start.
  * While it boots it reports { phase: "downloading", loaded, total } and { phase: "starting" }.
  * buffers: a promise of the boot request's { interruptBuffer, inputBuffer }, awaited once Pyodide is in.
  */
@@ -138,11 +141,40 @@ async function boot(snapshot, id, buffers) {
         await dropSnapshot().catch(() => null);
       }
     }
-    if (!pyodide) {
+    if (!pyodide && snapshot !== "drop" && snapshot !== "make") {
+      const built = (await manifest).snapshot; // a first start here: from the build's snapshot
+      if (built) {
+        restoring = false; // downloaded, not a saved copy (unless the files' way says so)
+        meter.expect(built.path, built.size);
+        const bytes = download(built.path).then((zipped) => {
+          mark("snapshot downloaded");
+          tell({ phase: "restoring" }); // the page watches that this start finishes, from now on
+          return unzipped(zipped);
+        });
+        bytes.catch(() => null); // Pyodide gets the failure; nothing else waits for it
+        try {
+          await open(bytes);
+          start = "built";
+        } catch (error) {
+          if (error instanceof DownloadFailed) throw error;
+          fallback = String(error?.message ? error.message : error).split("\n")[0];
+          pyodide = session = null;
+        }
+      }
+    }
+    const built = snapshot === "make" ? (await manifest).snapshot : null;
+    const bytes = built ? await download(built.path).then(unzipped).catch(() => null) : null;
+    if (bytes) {
+      // The build made one: store its bytes, without starting Python here (a damaged download: made here instead).
+      await writeSnapshot(keyOf(await manifest), bytes);
+      mark("snapshot stored");
+      snapshotBytes = bytes.byteLength;
+      start = "built";
+    } else if (!pyodide) {
       restoring = false;
       await open(null);
     }
-    if (snapshot === "make") {
+    if (snapshot === "make" && pyodide) {
       const bytes = pyodide.makeMemorySnapshot();
       mark("snapshot made");
       await writeSnapshot(keyOf(await manifest), bytes);
@@ -158,11 +190,29 @@ async function boot(snapshot, id, buffers) {
     seconds: (performance.now() - started) / 1000,
     phases,
     version,
-    python: pyodide.version,
+    python: pyodide ? pyodide.version : null, // none in a worker that only stored the build's snapshot
     start: fallback ? "fallback" : start,
     fallback,
     snapshotBytes,
   };
+}
+
+/**
+ * The bytes of a gzipped snapshot (web/make-snapshot.mjs). A host that sent it with its own gzip encoding has
+ * had the browser unzip it already: bytes that do not start as gzip does are taken as they are.
+ *
+ * @param {ArrayBuffer} zipped
+ * @returns {Promise<Uint8Array>}
+ */
+async function unzipped(zipped) {
+  const head = new Uint8Array(zipped, 0, Math.min(2, zipped.byteLength));
+  if (head[0] !== 0x1f || head[1] !== 0x8b) return new Uint8Array(zipped);
+  const stream = new Blob([zipped]).stream().pipeThrough(new DecompressionStream("gzip"));
+  try {
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  } catch (error) {
+    throw new Error("the course's snapshot is damaged: it could not be unzipped", { cause: error });
+  }
 }
 
 const SAVED_COPY = "X-Ember-Saved-Copy"; // set by web/src/sw.js on what it answers from its offline copy
@@ -256,6 +306,11 @@ function meterDownloads(tell, fetcher) {
     know(info) {
       sizes = Object.entries(info.sizes || {}).map(([path, size]) => [new URL(path, base).href, size]);
       report(true); // what came before the manifest
+    },
+    /** One more file this boot downloads (the build's snapshot, for a first start), and its size. */
+    expect(path, size) {
+      sizes = [...(sizes || []), [new URL(path, base).href, size]];
+      report(true);
     },
     /** Stop: nothing is reported after the boot's answer. */
     stop() {
