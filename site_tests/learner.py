@@ -28,7 +28,7 @@ def backward(self) -> None:
 # A worker of the page's own kind (assets/gen/worker.js), booted as the page boots it, with the interrupt buffer
 # when asked and the page is isolated; window.ask(type, payload) sends one request, window.timed times one.
 # Evaluate it on a page at the site's root, with {"interrupts": bool}; it answers crossOriginIsolated.
-START_WORKER = """async ({ interrupts: wanted }) => {
+START_WORKER = """async ({ interrupts: wanted, snapshot = "off" }) => {
   const interrupts = wanted && crossOriginIsolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
   const worker = new Worker(new URL("assets/gen/worker.js", location.href), { type: "module" });
   let next = 1;
@@ -50,7 +50,7 @@ START_WORKER = """async ({ interrupts: wanted }) => {
     const result = await window.ask(type, payload);
     return { ms: performance.now() - start, result };
   };
-  await window.ask("boot", { interruptBuffer: interrupts, inputBuffer: null, snapshot: "off" });
+  await window.ask("boot", { interruptBuffer: interrupts, inputBuffer: null, snapshot });
   return crossOriginIsolated;
 }"""
 # An endless loop that says, now and then, that it is under way (a cell's printed lines reach the page in batches

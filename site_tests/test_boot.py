@@ -180,11 +180,11 @@ def test_a_link_clicked_while_python_starts_waits_for_the_theme_and_keeps_python
     expect(page.locator(".ember-lab")).to_have_count(1)
 
 
-def printed_by_a_worker(page: Page, base_url: str, code: str):
-    """Boot a worker of the page's own kind at the site's root, run ``code`` as a cell in it, and answer the JSON
-    its last printed line holds."""
+def printed_by_a_worker(page: Page, base_url: str, code: str, snapshot: str = "off"):
+    """Boot a worker of the page's own kind at the site's root (from the build's snapshot, or as ``snapshot`` says),
+    run ``code`` as a cell in it, and answer the JSON its last printed line holds."""
     page.goto(base_url)
-    page.evaluate(START_WORKER, {"interrupts": True})
+    page.evaluate(START_WORKER, {"interrupts": True, "snapshot": snapshot})
     answer = page.evaluate("(p) => ask('run', p)", {"page": "/", "lab": "L01", "pieces": {}, "code": code})
     assert answer["error"] is None, answer["error"]
     printed = "".join(item["text"] for item in answer["outputs"] if item["kind"] == "stdout")
@@ -205,8 +205,9 @@ def test_the_course_archive_holds_unchecked_bytecode_for_every_module() -> None:
     assert len(sources) > 50
 
 
-def test_the_worker_imports_the_shipped_bytecode_and_leaves_graphviz_for_later(page: Page, base_url: str) -> None:
-    found = printed_by_a_worker(page, base_url, INSPECT)
+def test_a_normal_start_imports_the_shipped_bytecode_and_leaves_graphviz_for_later(page: Page, base_url: str) -> None:
+    """The start a failed snapshot falls back to (the build's snapshot has graphviz imported already)."""
+    found = printed_by_a_worker(page, base_url, INSPECT, snapshot="fresh")
     assert found == {"headers": [[True, 1]] * 3, "checking": "default", "imported": [], "graphviz": "0.21"}, found
 
 

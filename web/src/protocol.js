@@ -157,8 +157,9 @@ export const PROBLEM = Object.freeze({
 });
 
 /**
- * How a boot uses the stored memory snapshot (see worker.js's boot): "use", "none", "off", "drop" or "make".
- * @typedef {"use" | "none" | "off" | "drop" | "make"} SnapshotUse
+ * How a boot uses the stored memory snapshot and the build's (see worker.js's boot): "use", "none", "off", "drop",
+ * "make" or "fresh".
+ * @typedef {"use" | "none" | "off" | "drop" | "make" | "fresh"} SnapshotUse
  *
  * A line of one of the learner's files, and the gap that holds it (labs/checking/problems.py's Place).
  * @typedef {{ file: string, line: number, gap: string | null, gap_line: number | null }} Place

@@ -26,9 +26,10 @@ const PROGRESS_MS = 100;
  * reads or stores one (the learner keeps nothing in this browser); "make" stores one and stops there (a
  * background worker does this): the build's, or one made here by a normal start and the course's import
  * when the build made none; "drop" forgets the stored one first and starts normally (an earlier start
- * from a snapshot never finished). Without a stored snapshot, "use", "none" and "off" start from the
- * build's (manifest.snapshot: Python's memory with the course imported, made at build time by
- * web/make-snapshot.mjs). A start from a snapshot that fails falls back to a normal start.
+ * from a snapshot never finished); "fresh" starts normally, touching no snapshot. Without a stored snapshot,
+ * "use", "none" and "off" start from the build's (manifest.snapshot: Python's memory with the course
+ * imported, made at build time by web/make-snapshot.mjs). A start from a snapshot that fails falls back to
+ * a normal start.
  * While it boots it reports { phase: "downloading", loaded, total } and { phase: "starting" }.
  * buffers: a promise of the boot request's { interruptBuffer, inputBuffer }, awaited once Pyodide is in.
  */
@@ -141,7 +142,7 @@ async function boot(snapshot, id, buffers) {
         await dropSnapshot().catch(() => null);
       }
     }
-    if (!pyodide && snapshot !== "drop" && snapshot !== "make") {
+    if (!pyodide && ["use", "none", "off"].includes(snapshot)) {
       const built = (await manifest).snapshot; // a first start here: from the build's snapshot
       if (built) {
         restoring = false; // downloaded, not a saved copy (unless the files' way says so)
@@ -163,7 +164,11 @@ async function boot(snapshot, id, buffers) {
       }
     }
     const built = snapshot === "make" ? (await manifest).snapshot : null;
-    const bytes = built ? await download(built.path).then(unzipped).catch(() => null) : null;
+    const bytes = built
+      ? await download(built.path)
+          .then(unzipped)
+          .catch(() => null)
+      : null;
     if (bytes) {
       // The build made one: store its bytes, without starting Python here (a damaged download: made here instead).
       await writeSnapshot(keyOf(await manifest), bytes);
