@@ -103,20 +103,12 @@ def chromium_visitor() -> tuple[Callable[[str, Times], None], Callable[[], None]
     return visit, close
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--engines", default=",".join(("chromium", *ENGINES)))
-    args = parser.parse_args()
-    engines = args.engines.split(",")
-    server = Server(SITE, isolate=True)
-    url = server.url + LESSON_10
-    visit_chromium, close_chromium = chromium_visitor()
+def measure(url: str, engines: list[str], rounds: int) -> dict[str, Times]:
+    """Every engine's cold and warm starts of the page at ``url``, ``rounds`` times, engines taking turns."""
+    visit_chromium, close_chromium = chromium_visitor() if "chromium" in engines else (None, lambda: None)
     times = {engine: Times() for engine in engines}
-    load = os.getloadavg()
-    began = time.monotonic()
     try:
-        for number in range(args.rounds):
+        for number in range(rounds):
             for engine in engines:
                 if engine == "chromium":
                     visit_chromium(url, times[engine])
@@ -126,23 +118,43 @@ def main() -> None:
                       f"warm {times[engine].warm[-1]:.2f} s ({times[engine].starts[-1]})", flush=True)
     finally:
         close_chromium()
-        server.stop()
-    end = os.getloadavg()
-    print(f"\nlesson 10, navigation start → Python ready, median of {args.rounds} (a fresh profile each round); "
-          f"load {load[0]:.2f} → {end[0]:.2f}; {time.monotonic() - began:.0f} s in all")
+    return times
+
+
+def table(times: dict[str, Times]) -> list[str]:
+    """Each engine's median cold and warm start, its ratio to Chromium's, and how its warm starts began."""
     base = times.get("chromium")
-    print(f"{'engine':<14}{'cold':>8}{'× Chromium':>12}{'warm':>8}{'× Chromium':>12}  warm starts from")
+    lines = [f"{'engine':<14}{'cold':>8}{'× Chromium':>12}{'warm':>8}{'× Chromium':>12}  warm starts from"]
     for engine, got in times.items():
         cold, warm = statistics.median(got.cold), statistics.median(got.warm)
         ratio_cold = f"{cold / statistics.median(base.cold):.2f}" if base else "-"
         ratio_warm = f"{warm / statistics.median(base.warm):.2f}" if base else "-"
         starts = ", ".join(sorted(set(got.starts)))
         late = f" ({got.late} seen late)" if got.late else ""
-        print(f"{engine:<14}{cold:>7.2f}s{ratio_cold:>12}{warm:>7.2f}s{ratio_warm:>12}  {starts}{late}")
-    print("\nthe last warm start's phases in the worker (ms from the boot request): ")
+        lines.append(f"{engine:<14}{cold:>7.2f}s{ratio_cold:>12}{warm:>7.2f}s{ratio_warm:>12}  {starts}{late}")
+    lines.append("\nthe last warm start's phases in the worker (ms from the boot request): ")
     for engine, got in times.items():
         marks = sorted(got.phases.items(), key=lambda mark: mark[1])
-        print(f"{engine:<14}" + ", ".join(f"{name} {ms}" for name, ms in marks))
+        lines.append(f"{engine:<14}" + ", ".join(f"{name} {ms}" for name, ms in marks))
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--engines", default=",".join(("chromium", *ENGINES)))
+    args = parser.parse_args()
+    server = Server(SITE, isolate=True)
+    load = os.getloadavg()
+    began = time.monotonic()
+    try:
+        times = measure(server.url + LESSON_10, args.engines.split(","), args.rounds)
+    finally:
+        server.stop()
+    end = os.getloadavg()
+    print(f"\nlesson 10, navigation start → Python ready, median of {args.rounds} (a fresh profile each round); "
+          f"load {load[0]:.2f} → {end[0]:.2f}; {time.monotonic() - began:.0f} s in all")
+    print("\n".join(table(times)))
 
 
 if __name__ == "__main__":

@@ -27,7 +27,10 @@ Run from the repository root with ``.venv/bin/python bench/site.py`` (the site m
    visible: cold (fresh profile) and warm (a new tab in a persistent profile after a first visit), against
    lesson 10's own cold and warm Python-ready times of the same run;
 7. the bytes that cold notebook visit transferred until that output, the notebook app's own files
-   (``/notebook/``) apart from the course's shared ones, and ``site/notebook/`` on disk.
+   (``/notebook/``) apart from the course's shared ones, and ``site/notebook/`` on disk;
+8. every lab's slowest claim against its time limit (bench/claim_limits.py);
+9. lesson 10's cold and warm start in Chromium, Firefox and WebKit (bench/engines.py, which needs Firefox ESR,
+   WebKitGTK's driver and Xvfb, as the test command installs them), each engine's ratio to Chromium's.
 
 Times are taken on the page's own clock (``performance.now()``) by an init script and small in-page
 helpers, so Playwright's round trips are not counted. A copy of the built site and the bare page are
@@ -55,6 +58,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Reque
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
+from bench import engines
 from bench.claim_limits import all_labs, limit_lines, page_claim_times
 from bench.learner_code import LOOP, LOOP_TARGET, loop_times
 from labs.course.model import load_course
@@ -91,6 +95,7 @@ CHECKS_TARGET_MS = 500.0
 
 NOTEBOOK = "notebook/notebooks/index.html?path=L10.ipynb"
 NOTEBOOK_APP = "/notebook/"  # the notebook app's own files; everything else it loads is shared with the lessons
+ENGINE_ROUNDS = 3  # 9.: lesson 10's cold and warm start in each engine, a fresh profile each round
 NOTEBOOK_REPEATS = 3  # cold and warm notebook visits (each boots a kernel: 15-25 s on this machine)
 NOTEBOOK_TIMEOUT_MS = 150_000  # the kernel starts its own Pyodide, with IPython, on a busy two-core machine
 START_CELL = "await start('L10')"
@@ -1049,33 +1054,13 @@ def main() -> None:
         raise SystemExit("site/ is not built: run `.venv/bin/python scripts/build_site.py` first")
     started, load = time.monotonic(), os.getloadavg()
     report, notebook = Report(), NotebookRuns()
-    with serve() as base, sync_playwright() as playwright:
-        browser = launch(playwright)
-        try:
-            # The browser's first page pays for the browser's own start (its network service, its first
-            # renderer): a bare visit takes it, uncounted. Then the two pages take turns, so that drift hits both
-            # alike, and which goes first alternates, so that neither always follows the other's visit.
-            warmup = cold_ready(browser, base + BARE_PAGE, report)
-            report.note(f"the browser's first page, bare Pyodide, uncounted: ready in {warmup:.0f} ms")
-            cold_lesson, cold_bare, cold_compiled, cold_labs = [], [], [], []
-            for index in range(BOOT_REPEATS):
-                turns = [(LESSON, cold_lesson, "lesson 10"), (BARE_PAGE, cold_bare, "bare"),
-                         (BARE_COMPILED_PAGE, cold_compiled, "bare on the course's standard library")]
-                for path, times, name in turns if index % 2 == 0 else turns[::-1]:
-                    label = f"{name}, cold (first run)" if index == 0 else ""
-                    times.append(cold_ready(browser, base + path, report, label, index == 0 and path == LESSON,
-                                            labs=cold_labs if path == LESSON else None))
-            session(browser, base, report)
-            claims = claim_times(browser, base)
-            progress("every claim against its time limit")
-            notebook_cold(browser, base + NOTEBOOK, notebook, report)
-            progress("notebook, cold")
-        finally:
-            browser.close()
-        warm, warm_bare, offline = warm_ready(playwright, base + LESSON, base + BARE_PAGE, report)
-        warm_lesson = warm.times
-        notebook_warm(playwright, base + NOTEBOOK, notebook, report)
-        progress("notebook, warm")
+    with serve() as base:
+        with sync_playwright() as playwright:
+            measured = measure_chromium(playwright, base, report, notebook)
+        progress("lesson 10's start in Chromium, Firefox and WebKit")
+        engine_times = engines.measure(base + LESSON, ["chromium", *engines.ENGINES], ENGINE_ROUNDS)
+    cold_lesson, cold_bare, cold_compiled, cold_labs, warm, warm_bare, offline, claims = measured
+    warm_lesson = warm.times
     bytes_rows = [row for row in report.rows if row.unit == "MB"]
     others = [row for row in report.rows if row not in bytes_rows]
     report.note(paired_ratios(cold_lesson, cold_bare, "cold"))
@@ -1091,6 +1076,39 @@ def main() -> None:
                    *others, *bytes_rows, *notebook_rows(notebook, cold_lesson, warm_lesson, report)]
     print_report(report, time.monotonic() - started, load)
     print("\n" + "\n".join(limit_lines(claims)))
+    print(f"\n9. lesson 10, navigation start → Python ready in each engine, median of {ENGINE_ROUNDS} (a fresh "
+          "profile each round; bench/engines.py):")
+    print("\n".join(engines.table(engine_times)))
+
+
+def measure_chromium(playwright: Playwright, base: str, report: Report, notebook: NotebookRuns) -> tuple:
+    """1.-8. in Chromium: the boots, the session, the claims, the notebook; answers what the rows are made of."""
+    browser = launch(playwright)
+    try:
+        # The browser's first page pays for the browser's own start (its network service, its first
+        # renderer): a bare visit takes it, uncounted. Then the two pages take turns, so that drift hits both
+        # alike, and which goes first alternates, so that neither always follows the other's visit.
+        warmup = cold_ready(browser, base + BARE_PAGE, report)
+        report.note(f"the browser's first page, bare Pyodide, uncounted: ready in {warmup:.0f} ms")
+        cold_lesson, cold_bare, cold_compiled, cold_labs = [], [], [], []
+        for index in range(BOOT_REPEATS):
+            turns = [(LESSON, cold_lesson, "lesson 10"), (BARE_PAGE, cold_bare, "bare"),
+                     (BARE_COMPILED_PAGE, cold_compiled, "bare on the course's standard library")]
+            for path, times, name in turns if index % 2 == 0 else turns[::-1]:
+                label = f"{name}, cold (first run)" if index == 0 else ""
+                times.append(cold_ready(browser, base + path, report, label, index == 0 and path == LESSON,
+                                        labs=cold_labs if path == LESSON else None))
+        session(browser, base, report)
+        claims = claim_times(browser, base)
+        progress("every claim against its time limit")
+        notebook_cold(browser, base + NOTEBOOK, notebook, report)
+        progress("notebook, cold")
+    finally:
+        browser.close()
+    warm, warm_bare, offline = warm_ready(playwright, base + LESSON, base + BARE_PAGE, report)
+    notebook_warm(playwright, base + NOTEBOOK, notebook, report)
+    progress("notebook, warm")
+    return cold_lesson, cold_bare, cold_compiled, cold_labs, warm, warm_bare, offline, claims
 
 
 def claim_times(browser: Browser, base: str) -> list[dict]:
