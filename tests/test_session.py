@@ -118,6 +118,18 @@ def test_a_stopped_cell_says_so(session: Session) -> None:
     assert result["error"]["kind"] == "stopped"
 
 
+def test_a_cell_stopped_before_its_code_ran_says_stopped_too(session: Session, monkeypatch) -> None:
+    """Stop pressed while the learner's files are written (a slow device): the same answer, not a traceback."""
+    def interrupted(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(session, "write_modules", interrupted)
+    result = run(session, "print('never')")
+    assert result == {"outputs": [], "error": {**result["error"], "kind": "stopped", "message": "Stopped."}}
+    monkeypatch.undo()
+    assert run(session, "print('after')")["outputs"][0]["text"] == "after\n"  # the session goes on
+
+
 def test_tables_and_reference_numbers_reach_a_cell(session: Session) -> None:
     code = ("torch = reference_numbers('pytorch_sigmoid')['fused']\n"
             "show_table(['node', 'grad'], [(name, torch[name]['grad']) for name in ('w', 'x')], title='<ledger>')")

@@ -56,6 +56,9 @@ def _collections() -> int:
     return sum(stats["collections"] for stats in gc.get_stats())
 
 
+STOPPED = {**Problem("stopped", "Stopped.").to_dict(), "cell_line": None}  # a cell's run ended by Stop
+
+
 class _CollectAfter:
     """A full collection after code that made the collector run: WebAssembly memory never shrinks.
 
@@ -193,27 +196,33 @@ class Session:
         problem = marker_problem(self.course, lab, work)
         if problem is not None:
             return json.dumps({"outputs": [], "error": {**problem.to_dict(), "cell_line": None}})
-        self.write_modules(lab, work)
         outputs = Outputs(live, Look(room=room))
-        error = None
         self._outputs, self._ask = outputs, ask
         try:
-            compiled = compile(code, CELL_FILE, "exec")
-        except SyntaxError as exc:
-            error = {**Problem("syntax", f"SyntaxError at line {exc.lineno} of this cell: {exc.msg}").to_dict(),
-                     "cell_line": exc.lineno}
-        else:
-            try:
-                with _CollectAfter(), redirect_stdout(outputs), redirect_stderr(Stderr(outputs)):
-                    self._rebind(page)
-                    exec(compiled, self._namespace(page))
-            except KeyboardInterrupt:
-                error = {**Problem("stopped", "Stopped.").to_dict(), "cell_line": None}
-            except BaseException as exc:
-                error = self._cell_error(exc)
+            error = self._run_code(page, lab, work, code, outputs)
+        except KeyboardInterrupt:  # Stop came before the cell's code ran (its files written, names rebound)
+            error = STOPPED
         finally:
             self._outputs, self._ask = None, None
         return json.dumps({"outputs": outputs.finish(), "error": error})
+
+    def _run_code(self, page: str, lab: str, work: Work, code: str, outputs: Outputs) -> dict | None:
+        """Write the learner's files, then run ``code`` in the page's namespace; answer its error, if any."""
+        self.write_modules(lab, work)
+        try:
+            compiled = compile(code, CELL_FILE, "exec")
+        except SyntaxError as exc:
+            return {**Problem("syntax", f"SyntaxError at line {exc.lineno} of this cell: {exc.msg}").to_dict(),
+                    "cell_line": exc.lineno}
+        try:
+            with _CollectAfter(), redirect_stdout(outputs), redirect_stderr(Stderr(outputs)):
+                self._rebind(page)
+                exec(compiled, self._namespace(page))
+        except KeyboardInterrupt:
+            return STOPPED
+        except BaseException as exc:
+            return self._cell_error(exc)
+        return None
 
     def _cell_error(self, exc: BaseException) -> Output:
         problem = describe_error(exc, self.learner_files())
