@@ -123,10 +123,11 @@ def test_a_cell_stopped_before_its_code_ran_says_stopped_too(session: Session, m
     def interrupted(*_: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(session, "write_modules", interrupted)
-    result = run(session, "print('never')")
-    assert result == {"outputs": [], "error": {**result["error"], "kind": "stopped", "message": "Stopped."}}
-    monkeypatch.undo()
+    for name in ("write_modules", "_run_code"):  # as its files are written; as the request is read
+        monkeypatch.setattr(session, name, interrupted)
+        result = run(session, "print('never')")
+        assert result == {"outputs": [], "error": {**result["error"], "kind": "stopped", "message": "Stopped."}}
+        monkeypatch.undo()
     assert run(session, "print('after')")["outputs"][0]["text"] == "after\n"  # the session goes on
 
 

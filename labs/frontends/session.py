@@ -200,7 +200,7 @@ class Session:
         self._outputs, self._ask = outputs, ask
         try:
             error = self._run_code(page, lab, work, code, outputs)
-        except KeyboardInterrupt:  # Stop came before the cell's code ran (its files written, names rebound)
+        except KeyboardInterrupt:  # Stop came as the learner's files were written, before the cell's code ran
             error = STOPPED
         finally:
             self._outputs, self._ask = None, None
@@ -366,7 +366,12 @@ class Session:
         answer = self.REQUESTS.get(kind)
         if answer is None:
             raise ValueError(f"unknown request {kind!r}")
-        return answer(self, json.loads(payload_json), live, ask)
+        try:
+            return answer(self, json.loads(payload_json), live, ask)
+        except KeyboardInterrupt:
+            if kind != "run":
+                raise
+            return json.dumps({"outputs": [], "error": STOPPED})  # Stop came before the cell's code ran
 
 
 def _work(payload: dict[str, Any]) -> Work:
