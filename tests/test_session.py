@@ -123,8 +123,10 @@ def test_a_cell_stopped_before_its_code_ran_says_stopped_too(session: Session, m
     def interrupted(*_: object) -> None:
         raise KeyboardInterrupt
 
-    for name in ("write_modules", "_run_code"):  # as its files are written; as the request is read
-        monkeypatch.setattr(session, name, interrupted)
+    import labs.frontends.session as module
+
+    for owner, name in ((session, "write_modules"), (module, "marker_problem")):  # as files are written; before
+        monkeypatch.setattr(owner, name, interrupted)
         result = run(session, "print('never')")
         assert result == {"outputs": [], "error": {**result["error"], "kind": "stopped", "message": "Stopped."}}
         monkeypatch.undo()
