@@ -25,6 +25,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import notebook_offline
 from buildkit import ROOT, STDLIB, download_wheels, pins, python_files, run
 
 LITE_VENV = ROOT / ".venv-notebook"
@@ -42,6 +43,9 @@ PYODIDE_URL = "./../assets/gen/pyodide/pyodide.mjs"  # the course's own; "./" re
 STDLIB_URL = f"./../assets/gen/{STDLIB}"  # the lesson pages' standard library, its start modules compiled
 DOIT_CACHE = ".jupyterlite.doit.db"
 LEFTOVERS = ("rspack.config.js", "rspack.config.analyze.js", "rspack.config.watch.js", "package.json")
+# Files of the app that the course's service worker does not save for offline use: its service workers (a browser
+# fetches those itself).
+NOT_SAVED = (notebook_offline.SERVICE_WORKER, notebook_offline.JUPYTERLITE_WORKER)
 
 sys.path.insert(0, str(ROOT))
 from labs.course.model import REFERENCE_DIR, load_course  # noqa: E402 - needs the repository on sys.path first
@@ -161,6 +165,7 @@ def build(site: Path, upstream_lock: Path) -> None:
     built = json.loads((target / "jupyter-lite.json").read_text())["jupyter-config-data"]
     if built.get("litePluginSettings", {}).get(KERNEL_PLUGIN, {}).get("pyodideUrl") != PYODIDE_URL:
         raise SystemExit("the built notebook app does not load the course's Pyodide: check jupyter-lite.json")
+    notebook_offline.add_offline(target)  # its service worker reads the course's offline copy; its pages say more
     shutil.copytree(staged, target / WHEELS)
     for name in LEFTOVERS:
         (target / name).unlink(missing_ok=True)
