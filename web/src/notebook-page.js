@@ -8,15 +8,19 @@
 //   controlled by the course's worker (a first visit: the notebook's is not registered yet), it registers the
 //   notebook's, waits until it is active, and reloads once, before JupyterLite starts.
 // - Offline: once Python is ready, it asks the course's service worker (web/src/sw.js) to save the notebook's
-//   files too, so that the notebook opens again with the network off.
+//   files too, so that the notebook opens again with the network off (unless localStorage "ember:offline" is
+//   "off", as for the lessons).
 // - Status: a line in the corner says what Python is doing as it starts (downloading, starting, ready) and how
 //   far saving for offline is, in a live region, as the lesson's header does.
+
+import { optedOut } from "./visit.js";
 
 /* global JUPYTERLITE_VERSION */
 /** @type {string} */
 // @ts-expect-error: set by the build (web/build-notebook.mjs)
 const APP_VERSION = JUPYTERLITE_VERSION;
-const APP = new URL("../", document.currentScript instanceof HTMLScriptElement ? document.currentScript.src : "");
+// This script is the app's own file (notebook/ember-notebook.js): the app's folder is its folder.
+const APP = new URL("./", document.currentScript instanceof HTMLScriptElement ? document.currentScript.src : "");
 const ROOT = new URL("../", APP); // the site's root
 // The notebook's service worker, as JupyterLite registers it (its address is how JupyterLite knows it).
 const OWN = new URL("service-worker.js?enableCache=false", APP).href;
@@ -125,7 +129,7 @@ function watchPython() {
 /** Ask the course's service worker to save the notebook's files (registering it if this browser has none). */
 async function saveForOffline() {
   const workers = navigator.serviceWorker;
-  if (!workers || !window.isSecureContext) return;
+  if (!workers || !window.isSecureContext || optedOut()) return; // "off": the lessons save nothing either
   try {
     let registration = await workers.getRegistration(ROOT.href);
     if (!registration || registration.scope !== ROOT.href)
@@ -225,5 +229,3 @@ function show() {
   status.dataset.offline = state.offline;
   status.replaceChildren(...python, ...offline);
 }
-
-export {}; // a module: its names stay its own (the bundle is a classic script)
