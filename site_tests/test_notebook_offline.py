@@ -18,6 +18,7 @@ from .harness import LESSON_10, SITE, Server, Watch
 from .learner import BOOT_MS, go_to_gap, open_page, stored_piece, wait_for_lab
 from .test_notebook import (
     EDIT_MARK,
+    KERNEL_MS,
     code_cell,
     drive_file,
     edit_in_the_notebooks_editor,
@@ -53,7 +54,7 @@ def first_notebook_visit(page: Page, context: BrowserContext, url: str) -> Page:
     expect(page.locator("#ember-offline")).to_have_text("Available offline", timeout=SAVED_MS)
     notebook = open_notebook(page, context)
     kernel_idle(notebook)
-    expect(status(notebook)).to_contain_text("Python: ready")
+    expect(status(notebook)).to_contain_text("Python: ready", timeout=KERNEL_MS)
     expect(status(notebook)).to_contain_text("Available offline", timeout=SAVED_MS)
     return notebook
 
@@ -84,7 +85,7 @@ def test_the_notebook_opened_once_opens_runs_checks_and_saves_back_offline(
     expect(notebook.locator(".jp-Notebook .jp-CodeCell").first).to_be_visible(timeout=BOOT_MS)
     assert notebook.evaluate("navigator.onLine") is False
     kernel_idle(notebook)
-    expect(status(notebook)).to_contain_text("Python: ready")
+    expect(status(notebook)).to_contain_text("Python: ready", timeout=KERNEL_MS)
     start = run_notebook_cell(notebook, code_cell(notebook, "await start('L10')"))
     expect(start).to_contain_text("Your engine: ember/nudge.py")
     expect(start).to_contain_text("the notebook's drive")

@@ -26,6 +26,8 @@ const ROOT = new URL("../", APP); // the site's root
 const OWN = new URL("service-worker.js?enableCache=false", APP).href;
 const RELOADED = "ember:notebook-worker-reload"; // in sessionStorage: the one reload was done
 const IDLE_MS = 1500; // how long Python must have been ready before the notebook's files are saved
+const DOWNLOADS_GAP_MS = 700; // no download for this long: Python is starting
+const QUIET_MS = 4000; // ready (or saved) for this long: the status steps out of the way (still read out)
 
 /**
  * @typedef {{ type: string, bytes?: number, running?: number, complete?: boolean, notebook?: string,
@@ -96,22 +98,24 @@ function active(registration) {
   });
 }
 
-/** Follow the kernel's state as the notebook's toolbar shows it; once ready a while, save the notebook. */
+/**
+ * Follow the kernel's state as the notebook's toolbar shows it (its execution indicator says "idle" before there is
+ * a kernel too: Python is ready only once it has been seen starting); once ready a while, save the notebook.
+ */
 function watchPython() {
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let saving;
   let asked = false;
+  let started = false;
   const look = () => {
     const indicator = document.querySelector(".jp-Notebook-ExecutionIndicator");
     const status = indicator instanceof HTMLElement ? indicator.dataset.status || "" : "";
-    const python = { idle: "ready", busy: "running", dead: "stopped" }[status];
-    const next = python || (state.python === "downloading" ? "downloading" : "starting");
-    if (next !== state.python) {
-      state.python = /** @type {typeof state.python} */ (next);
-      show();
-    }
+    if (status && status !== "idle") started = true;
+    const python = started ? { idle: "ready", busy: "running", dead: "stopped" }[status] : undefined;
+    if (python) setPython(/** @type {"ready" | "running" | "stopped"} */ (python));
+    else if (["ready", "running", "stopped"].includes(state.python)) setPython("starting"); // a restart
     clearTimeout(saving);
-    if (!asked && status === "idle")
+    if (!asked && python === "ready")
       saving = setTimeout(() => {
         asked = true;
         saveForOffline();
@@ -124,6 +128,21 @@ function watchPython() {
     attributeFilter: ["data-status"],
   });
   look();
+}
+
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let downloadsEnd;
+
+/**
+ * Python's state, as the status says it.
+ *
+ * @param {typeof state.python} python
+ */
+function setPython(python) {
+  clearTimeout(downloadsEnd);
+  if (python === state.python) return;
+  state.python = python;
+  show();
 }
 
 /** Ask the course's service worker to save the notebook's files (registering it if this browser has none). */
@@ -148,9 +167,13 @@ async function saveForOffline() {
  */
 function heard(message) {
   if (message?.type === "notebook-download") {
-    if (state.python === "starting" || state.python === "downloading") {
-      state.python = message.running ? "downloading" : "starting";
-      state.downloaded = message.bytes || 0;
+    if (state.python !== "starting" && state.python !== "downloading") return;
+    state.downloaded = message.bytes || 0;
+    if (message.running) setPython("downloading");
+    else if (state.python === "downloading") {
+      // Python's files come one after another: "starting" only once none has followed for a moment.
+      downloadsEnd = setTimeout(() => setPython("starting"), DOWNLOADS_GAP_MS);
+      return;
     }
   } else if (message?.type === "offline-progress") {
     state.offline = "saving";
@@ -161,9 +184,6 @@ function heard(message) {
   show();
 }
 
-/** @type {HTMLElement | null} */
-let line = null;
-
 const STYLE = `
 #ember-notebook-status {
   position: fixed; right: 0.75rem; bottom: 0.75rem; z-index: 10000; max-width: calc(100vw - 1.5rem);
@@ -172,60 +192,77 @@ const STYLE = `
   border: 1px solid var(--jp-border-color1, #757575); box-shadow: 0 1px 4px rgb(0 0 0 / 25%);
   font-variant-numeric: tabular-nums; pointer-events: none;
 }
-#ember-notebook-status[data-python="ready"][data-offline="saved"],
-#ember-notebook-status[data-python="ready"][data-offline=""] { opacity: 0.85; }
+#ember-notebook-status[data-quiet] {
+  clip-path: inset(50%); width: 1px; height: 1px; overflow: hidden; white-space: nowrap; padding: 0; border: 0;
+}
 `;
 
 /**
- * The status line, made on first use: the words in a live region; the changing numbers are shown but not read
- * out at every step.
+ * The status line, made on first use: a live region of four parts, each changed only when its text changes (so
+ * that only what changed is read out); the numbers are shown, not read out at every step.
  *
- * @returns {HTMLElement}
+ * @returns {{ line: HTMLElement, python: HTMLElement, downloaded: HTMLElement, offline: HTMLElement,
+ *   saved: HTMLElement }}
  */
 function statusLine() {
-  if (!line?.isConnected) {
+  if (!parts?.line.isConnected) {
     const style = document.createElement("style");
     style.textContent = STYLE;
     document.head.append(style);
-    line = document.createElement("div");
+    const line = document.createElement("div");
     line.id = "ember-notebook-status";
     line.setAttribute("role", "status");
+    line.setAttribute("aria-atomic", "false");
+    const [python, downloaded, offline, saved] = ["span", "span", "span", "span"].map((tag) =>
+      document.createElement(tag),
+    );
+    downloaded.setAttribute("aria-hidden", "true");
+    saved.setAttribute("aria-hidden", "true");
+    line.append(python, downloaded, offline, saved);
     document.body.append(line);
+    parts = { line, python, downloaded, offline, saved };
   }
-  return line;
+  return parts;
 }
+
+/** @type {ReturnType<typeof statusLine> | null} */
+let parts = null;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let quieting;
 
 /**
- * Text, with a part that is shown but not read out.
+ * Set a node's text if it changed (a live region reads out what changes).
  *
- * @param {string} words
- * @param {string} [number]
- * @returns {Node[]}
+ * @param {HTMLElement} node
+ * @param {string} text
  */
-function said(words, number = "") {
-  if (!number) return [document.createTextNode(words)];
-  const shown = document.createElement("span");
-  shown.setAttribute("aria-hidden", "true");
-  shown.textContent = ` ${number}`;
-  return [document.createTextNode(words), shown];
+function write(node, text) {
+  if (node.textContent !== text) node.textContent = text;
 }
 
-/** Write the status line. */
+/** Write the status line; once Python is ready and nothing is being saved, it steps out of the way. */
 function show() {
   const status = statusLine();
-  const python = {
-    starting: said("Python: starting…"),
-    downloading: said("Python: downloading…", `${(state.downloaded / 1e6).toFixed(1)} MB`),
-    ready: said("Python: ready"),
-    running: said("Python: running…"),
-    stopped: said("Python: stopped"),
-  }[state.python];
-  const offline = {
-    "": [],
-    saving: said(" · Saving for offline…", `${state.saved}%`),
-    saved: said(" · Available offline"),
-  }[state.offline];
-  status.dataset.python = state.python;
-  status.dataset.offline = state.offline;
-  status.replaceChildren(...python, ...offline);
+  write(
+    status.python,
+    {
+      starting: "Python: starting…",
+      downloading: "Python: downloading…",
+      ready: "Python: ready",
+      running: "Python: running…",
+      stopped: "Python: stopped",
+    }[state.python],
+  );
+  write(status.downloaded, state.python === "downloading" ? ` ${(state.downloaded / 1e6).toFixed(1)} MB` : "");
+  write(status.offline, { "": "", saving: " · Saving for offline…", saved: " · Available offline" }[state.offline]);
+  write(status.saved, state.offline === "saving" ? ` ${state.saved}%` : "");
+  status.line.dataset.python = state.python;
+  status.line.dataset.offline = state.offline;
+  clearTimeout(quieting);
+  const settled = ["ready", "running"].includes(state.python) && state.offline !== "saving";
+  if (!settled) delete status.line.dataset.quiet;
+  else if (!("quiet" in status.line.dataset))
+    quieting = setTimeout(() => {
+      status.line.dataset.quiet = "";
+    }, QUIET_MS);
 }

@@ -18,7 +18,8 @@ const NOTEBOOK_COMPLETE = new URL("__ember/notebook-complete", root).href; // ev
 // Python's downloads, named as the kernel asks for them: Pyodide's own files, the standard library, the wheels.
 const PYTHON_FILES = [/\/assets\/gen\/pyodide\//, /\/assets\/gen\/py\/stdlib\.zip$/, /\/notebook\/wheels\//];
 
-let downloads = { bytes: 0, running: 0, told: 0 };
+const QUIET_MS = 5000; // downloads this far apart belong to different starts: count afresh
+let downloads = { bytes: 0, running: 0, told: 0, ended: 0 };
 
 self.addEventListener("fetch", (event) => {
   const { request } = event;
@@ -72,6 +73,8 @@ async function answer(event, request) {
 
 /** Count a download's bytes as they arrive (on a copy: the page's response stays as the server sent it). */
 async function count(response) {
+  if (!downloads.running && downloads.ended && Date.now() - downloads.ended > QUIET_MS)
+    downloads = { bytes: 0, running: 0, told: 0, ended: 0 };
   downloads.running += 1;
   tell();
   try {
@@ -84,8 +87,8 @@ async function count(response) {
     }
   } finally {
     downloads.running -= 1;
+    downloads.ended = Date.now();
     tell();
-    if (!downloads.running) downloads = { bytes: 0, running: 0, told: 0 };
   }
 }
 
