@@ -94,7 +94,8 @@ def test_the_notebook_opened_once_opens_runs_checks_and_saves_back_offline(
     expect(checks).to_contain_text(f"of {len(COURSE.lesson('L10').claims)} claims hold.")
 
     # An edit saved in the notebook's editor (its own app, from the saved copy too) comes back to the lab.
-    edit_in_the_notebooks_editor(notebook, "ember/scalar.py", "node = queue.pop(0)", f"node = queue.pop(0)  {EDIT_MARK}")
+    edited = ("ember/scalar.py", "node = queue.pop(0)", f"node = queue.pop(0)  {EDIT_MARK}")
+    edit_in_the_notebooks_editor(notebook, *edited)
     assert EDIT_MARK in (drive_file(notebook, "ember/scalar.py") or "")
     page.reload()
     back = page.locator(".ember-from-notebook")
