@@ -64,7 +64,7 @@ def test_the_notebooks_files_are_a_part_of_the_offline_listing_of_their_own() ->
     assert not [file for file in listing["files"] if file["path"].startswith("notebook/")]  # not for every learner
     saved = {file["path"] for file in listing["notebook"]}
     assert {"notebook/notebooks/index.html", "notebook/ember-notebook.js", "notebook/api/contents/all.json"} <= saved
-    wheels = {f"notebook/wheels/{path.name}" for path in (APP / "wheels").iterdir() if path.suffix not in (".br", ".gz")}
+    wheels = {f"notebook/wheels/{path.name}" for path in (APP / "wheels").glob("*.whl")}
     assert wheels <= saved
     assert all(path.startswith("notebook/") for path in saved)
     # Its service workers are fetched by the browser itself, never from a saved copy.
