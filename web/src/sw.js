@@ -53,9 +53,11 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("message", (event) => {
   const { type } = event.data || {};
   if (type === "status") event.waitUntil(status().then((answer) => event.source.postMessage(answer)));
+  // A fill already under way may have begun before the notebook was wanted: a second one saves what it left.
   else if (type === "fill")
     event.waitUntil(
       wantNotebook(event.data.notebook)
+        .then(fill)
         .then(fill)
         .catch(() => null),
     );
