@@ -131,8 +131,8 @@ def test_a_new_version_replaces_the_notebooks_saved_files(offline_context: Brows
         page.evaluate("navigator.serviceWorker.getRegistration().then((registration) => registration.update())")
         notice = page.locator(".ember-update")
         expect(notice).to_contain_text("A new version of the course is ready", timeout=SAVED_MS)
-        notice.get_by_role("button", name="Reload now").click()
-        page.wait_for_load_state("load")
+        with page.expect_navigation(wait_until="load", timeout=SAVED_MS):  # the page reloads on the new version
+            notice.get_by_role("button", name="Reload now").click()
         wait_for_lab(page)
         (new,) = page.evaluate(OFFLINE_CACHES)  # the old version's cache, the old notebook files with it, went
         assert new != old
