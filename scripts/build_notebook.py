@@ -25,6 +25,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import notebook_offline
 from buildkit import ROOT, STDLIB, download_wheels, pins, python_files, run
 
 LITE_VENV = ROOT / ".venv-notebook"
@@ -42,6 +43,12 @@ PYODIDE_URL = "./../assets/gen/pyodide/pyodide.mjs"  # the course's own; "./" re
 STDLIB_URL = f"./../assets/gen/{STDLIB}"  # the lesson pages' standard library, its start modules compiled
 DOIT_CACHE = ".jupyterlite.doit.db"
 LEFTOVERS = ("rspack.config.js", "rspack.config.analyze.js", "rspack.config.watch.js", "package.json")
+# Files of the app that the course's service worker does not save for offline use: its service workers (a browser
+# fetches those itself) and the licences of JupyterLite's parts (shipped, never asked for by the app).
+NOT_SAVED = (notebook_offline.SERVICE_WORKER, notebook_offline.JUPYTERLITE_WORKER, "build/third-party-licenses.json")
+# Font Awesome in the formats older browsers needed: every browser that runs the app takes the .woff2 its style
+# sheet names first (2.6 MB of fonts, and their compressed copies, never asked for).
+OLD_FONTS = ("fa-*.eot", "fa-*.svg", "fa-*.ttf", "fa-*.woff")
 
 sys.path.insert(0, str(ROOT))
 from labs.course.model import REFERENCE_DIR, load_course  # noqa: E402 - needs the repository on sys.path first
@@ -161,9 +168,13 @@ def build(site: Path, upstream_lock: Path) -> None:
     built = json.loads((target / "jupyter-lite.json").read_text())["jupyter-config-data"]
     if built.get("litePluginSettings", {}).get(KERNEL_PLUGIN, {}).get("pyodideUrl") != PYODIDE_URL:
         raise SystemExit("the built notebook app does not load the course's Pyodide: check jupyter-lite.json")
+    notebook_offline.add_offline(target)  # its service worker reads the course's offline copy; its pages say more
     shutil.copytree(staged, target / WHEELS)
     for name in LEFTOVERS:
         (target / name).unlink(missing_ok=True)
+    for pattern in OLD_FONTS:
+        for font in (target / "build").glob(pattern):
+            font.unlink()
     # The app's editor asks for the host's /favicon.ico; the course's own icon answers it.
     shutil.copy2(site / "assets" / "images" / "favicon.png", site / "favicon.ico")
     size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())

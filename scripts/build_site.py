@@ -176,21 +176,25 @@ def boot_manifest(bundle: str, version: str, wheel_names: list[str], release: in
 
 
 def offline_listing(site: Path) -> dict[str, object]:
-    """Every file of the built site, with size and content hash, for the service worker; its version hashes them all."""
+    """Every file of the built site, with size and content hash, for the service worker; its version hashes them all.
+
+    The notebook app's files are a part of their own ("notebook"): the service worker saves them once the learner
+    has opened the notebook, not for every learner. Its service workers are never saved (a browser fetches a
+    service worker itself), nor what the app never asks for (build_notebook.NOT_SAVED)."""
     skipped = {OFFLINE_LIST, SERVICE_WORKER}
-    files = []
+    app = build_notebook.APP_FOLDER + "/"
+    not_saved = {app + name for name in build_notebook.NOT_SAVED}
+    files, notebook = [], []
     for path in sorted(site.rglob("*")):
         relative = path.relative_to(site).as_posix()
-        if not path.is_file() or relative in skipped or path.suffix == ".map":
+        if not path.is_file() or relative in skipped or relative in not_saved or path.suffix == ".map":
             continue
-        if relative.startswith(build_notebook.APP_FOLDER + "/"):
-            continue  # the notebook app has a service worker of its own; the course's leaves it alone
         if path.suffix in PRECOMPRESSED and path.with_suffix("").exists():
             continue  # a precompressed copy: the server picks it, the worker asks for the file itself
-        files.append({"path": relative, "size": path.stat().st_size,
-                      "hash": hashlib.sha256(path.read_bytes()).hexdigest()[:16]})
-    version = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:16]
-    return {"version": version, "files": files}
+        (notebook if relative.startswith(app) else files).append(
+            {"path": relative, "size": path.stat().st_size, "hash": hashlib.sha256(path.read_bytes()).hexdigest()[:16]})
+    version = hashlib.sha256(json.dumps([files, notebook], sort_keys=True).encode()).hexdigest()[:16]
+    return {"version": version, "files": files, "notebook": notebook}
 
 
 def offline(site: Path = SITE) -> str:

@@ -57,4 +57,26 @@ def test_the_app_ships_its_notebooks_and_no_source_maps() -> None:
     files = json.loads((APP / "api" / "contents" / "all.json").read_text())
     names = {item["name"] for item in files["content"]}
     assert {"L01.ipynb", "L10.ipynb", "L13.ipynb", "ember"} <= names
-    assert not (SITE / "offline.json").read_text().count('"notebook/')  # not in the course's offline copy
+
+
+def test_the_notebooks_files_are_a_part_of_the_offline_listing_of_their_own() -> None:
+    listing = json.loads((SITE / "offline.json").read_text())
+    assert not [file for file in listing["files"] if file["path"].startswith("notebook/")]  # not for every learner
+    saved = {file["path"] for file in listing["notebook"]}
+    assert {"notebook/notebooks/index.html", "notebook/ember-notebook.js", "notebook/api/contents/all.json"} <= saved
+    wheels = {f"notebook/wheels/{path.name}" for path in (APP / "wheels").glob("*.whl")}
+    assert wheels <= saved
+    assert all(path.startswith("notebook/") for path in saved)
+    # Its service workers are fetched by the browser itself, never from a saved copy.
+    assert not saved & {"notebook/service-worker.js", "notebook/jupyterlite-sw.js"}
+
+
+def test_the_apps_pages_load_the_courses_script_first_and_jupyterlite_waits_for_it() -> None:
+    worker = (APP / "service-worker.js").read_text()
+    assert 'importScripts("jupyterlite-sw.js")' in worker  # JupyterLite's own, kept beside it
+    assert "/sw-api.v1" in (APP / "jupyterlite-sw.js").read_text()  # its drive and input() protocol
+    for app in ("notebooks", "edit", "tree"):
+        html = (APP / app / "index.html").read_text()
+        script, start = html.index('src="../ember-notebook.js'), html.index("await import(")
+        assert script < html.index("<title>") and script < html.index("await window.emberNotebookReady;") < start
+    assert not list((APP / "build").glob("fa-*.ttf")) and list((APP / "build").glob("fa-*.woff2"))

@@ -7,17 +7,23 @@
 //   headers (the technique of coi-serviceworker; the first load is not isolated, a reload is).
 // - Updates: a new version installs beside the old one, copies the files that did not change and
 //   downloads the rest, then waits: the open pages keep the old files until the learner reloads.
+// - The notebook app (notebook/): its files are a part of the listing of their own, saved into the same cache
+//   once a notebook page asks ({type: "fill", notebook: true}), and by every later version from then on. Its
+//   pages are answered by the app's own service worker (web/src/notebook-sw.js, deeper in scope), which reads
+//   this cache; this one leaves notebook/ alone (those pages must stay without the isolation headers).
 //
 // OFFLINE_VERSION is set by the build (web/build-sw.mjs): a new course makes a new sw.js.
 /* global OFFLINE_VERSION */
 
 const VERSION = OFFLINE_VERSION;
 const root = new URL("./", self.location.href);
-const NOTEBOOK = new URL("notebook/", root).href; // the notebook app: its own service worker, not in this cache
+const NOTEBOOK = new URL("notebook/", root).href; // the notebook app: its own service worker answers its pages
 const PREFIX = `ember-offline:${root.pathname}:`; // two courses on one host keep apart
 const CACHE = PREFIX + VERSION;
 const LIST = "offline.json";
 const COMPLETE = "__ember/complete"; // stored last: the cache holds every file
+const NOTEBOOK_WANTED = "__ember/notebook-wanted"; // the learner opened the notebook: save its part too
+const NOTEBOOK_COMPLETE = "__ember/notebook-complete"; // stored after the notebook's last file
 const HASHES = "__ember/hashes"; // {path: content hash} of the files in the cache
 const SAVED = "X-Ember-Saved-Copy"; // on an answer from the cache to a script's fetch (web/src/worker.js reads it)
 const ISOLATION = {
@@ -32,7 +38,7 @@ let progress = { done: 0, total: 0 };
 self.addEventListener("install", (event) => {
   // A first install waits for the page to ask (it does so once Python is idle); an update fills
   // its cache now, from the older cache where files did not change, before it may take over.
-  event.waitUntil(olderCaches().then((older) => (older.length ? fill() : null)));
+  event.waitUntil(olderCaches().then((older) => (older.length ? wantNotebook(false).then(fill) : null)));
 });
 
 self.addEventListener("activate", (event) => {
@@ -47,7 +53,14 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("message", (event) => {
   const { type } = event.data || {};
   if (type === "status") event.waitUntil(status().then((answer) => event.source.postMessage(answer)));
-  else if (type === "fill") event.waitUntil(fill().catch(() => null));
+  // A fill already under way may have begun before the notebook was wanted: a second one saves what it left.
+  else if (type === "fill")
+    event.waitUntil(
+      wantNotebook(event.data.notebook)
+        .then(fill)
+        .then(fill)
+        .catch(() => null),
+    );
   else if (type === "activate") self.skipWaiting();
 });
 
@@ -115,7 +128,24 @@ async function olderCaches() {
 async function status() {
   const cache = await caches.open(CACHE);
   const complete = Boolean(await cache.match(new URL(COMPLETE, root).href));
-  return { type: "offline-status", version: VERSION, complete, filling: Boolean(filling), ...progress };
+  const notebook = await notebookState(cache);
+  return { type: "offline-status", version: VERSION, complete, notebook, filling: Boolean(filling), ...progress };
+}
+
+/** The notebook's part of a cache: "saved", "wanted" (not all saved yet) or "" (never asked for). */
+async function notebookState(cache) {
+  if (await cache.match(new URL(NOTEBOOK_COMPLETE, root).href)) return "saved";
+  return (await cache.match(new URL(NOTEBOOK_WANTED, root).href)) ? "wanted" : "";
+}
+
+/** Note in this version's cache that the notebook is to be saved, when a page asks for it or an older version
+ * had it; the older version's note carries over on an update. */
+async function wantNotebook(asked) {
+  const cache = await caches.open(CACHE);
+  let wanted = Boolean(asked);
+  for (const name of await olderCaches())
+    wanted ||= Boolean(await (await caches.open(name)).match(new URL(NOTEBOOK_WANTED, root).href));
+  if (wanted) await cache.put(new URL(NOTEBOOK_WANTED, root).href, new Response("1"));
 }
 
 async function tell(message) {
@@ -133,31 +163,39 @@ function fill() {
 
 async function fillCache() {
   const cache = await caches.open(CACHE);
-  if (await cache.match(new URL(COMPLETE, root).href)) return tell(await status());
+  const complete = Boolean(await cache.match(new URL(COMPLETE, root).href));
+  const notebook = await notebookState(cache);
+  if (complete && notebook !== "wanted") return tell(await status());
   const listing = await (await fetch(new URL(LIST, root), { cache: "no-cache" })).json();
   if (listing.version !== VERSION) throw new Error(`offline.json is for ${listing.version}, not ${VERSION}`);
+  const parts = [];
+  if (!complete) parts.push({ files: listing.files, marker: COMPLETE });
+  if (notebook === "wanted") parts.push({ files: listing.notebook || [], marker: NOTEBOOK_COMPLETE });
   const hashes = await readHashes(cache);
   const older = await olderCachesWithHashes();
-  progress = { done: 0, total: listing.files.reduce((sum, file) => sum + file.size, 0) };
+  const all = parts.flatMap((part) => part.files);
+  progress = { done: 0, total: all.reduce((sum, file) => sum + file.size, 0) };
   let lastTold = 0;
-  for (const file of listing.files) {
-    const url = new URL(file.path, root).href;
-    if (hashes[file.path] !== file.hash || !(await cache.match(url))) {
-      const same = older.find((entry) => entry.hashes[file.path] === file.hash);
-      const response = (same && (await same.cache.match(url))) || (await fetch(url, { cache: "no-cache" }));
-      if (!response.ok) throw new Error(`${file.path}: HTTP ${response.status}`);
-      await cache.put(url, response);
-      hashes[file.path] = file.hash;
-      await cache.put(new URL(HASHES, root).href, Response.json(hashes));
+  for (const part of parts) {
+    for (const file of part.files) {
+      const url = new URL(file.path, root).href;
+      if (hashes[file.path] !== file.hash || !(await cache.match(url))) {
+        const same = older.find((entry) => entry.hashes[file.path] === file.hash);
+        const response = (same && (await same.cache.match(url))) || (await fetch(url, { cache: "no-cache" }));
+        if (!response.ok) throw new Error(`${file.path}: HTTP ${response.status}`);
+        await cache.put(url, response);
+        hashes[file.path] = file.hash;
+        await cache.put(new URL(HASHES, root).href, Response.json(hashes));
+      }
+      progress.done += file.size;
+      if (Date.now() - lastTold > 250) {
+        lastTold = Date.now();
+        await tell({ type: "offline-progress", version: VERSION, ...progress });
+      }
     }
-    progress.done += file.size;
-    if (Date.now() - lastTold > 250) {
-      lastTold = Date.now();
-      await tell({ type: "offline-progress", version: VERSION, ...progress });
-    }
+    await cache.put(new URL(part.marker, root).href, new Response(VERSION));
   }
-  await cache.put(new URL(COMPLETE, root).href, new Response(VERSION));
-  return tell({ type: "offline-status", version: VERSION, complete: true, filling: false, ...progress });
+  return tell({ ...(await status()), filling: false });
 }
 
 async function readHashes(cache) {

@@ -1,0 +1,54 @@
+"""The course's additions to the built notebook app, so that it opens offline after one visit and says how its start
+goes (run by build_notebook.py right after `jupyter lite build`).
+
+- JupyterLite's service worker is kept, unchanged, as ``jupyterlite-sw.js``; the app's ``service-worker.js`` (the
+  address JupyterLite registers) becomes web/src/notebook-sw.js, which imports it and answers every other request
+  from the course's offline cache (web/src/sw.js saves the notebook's files there once the learner opened it).
+- Each app page (notebooks, edit, tree) loads ``ember-notebook.js`` (web/src/notebook-page.js) first, and
+  JupyterLite's own start waits for it (``window.emberNotebookReady``): it keeps JupyterLite from unregistering
+  the course's service worker, asks for the notebook to be saved, and shows Python's status.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+from buildkit import run
+
+SERVICE_WORKER = "service-worker.js"
+JUPYTERLITE_WORKER = "jupyterlite-sw.js"
+PAGE_SCRIPT = "ember-notebook.js"
+PAGES = ("notebooks", "edit", "tree")
+# JupyterLite's start in each app page: an inline script that imports config-utils.js.
+START = re.compile(r"(\n(\s*))(await import\(\s*'\.\./config-utils\.js)")
+WAIT = "await window.emberNotebookReady;"
+
+
+def app_version(app: Path) -> str:
+    """JupyterLite's version, as its pages know it (it keys its service worker's record by it)."""
+    return json.loads((app / "jupyter-lite.json").read_text())["jupyter-config-data"]["appVersion"]
+
+
+def add_page_script(page: Path, stamp: str) -> None:
+    """Load the course's script first in an app page, and make JupyterLite's start wait for it."""
+    html = page.read_text(encoding="utf-8")
+    if WAIT in html:
+        return
+    html, waits = START.subn(lambda m: f"{m[1]}{WAIT}{m[1]}{m[3]}", html, count=1)
+    head = html.count("<head>")
+    if waits != 1 or head != 1:
+        raise SystemExit(f"{page}: JupyterLite's page changed (its start or head not found): check notebook_offline.py")
+    tag = f'<script src="../{PAGE_SCRIPT}?_={stamp}"></script>'
+    page.write_text(html.replace("<head>", f"<head>\n    {tag}", 1), encoding="utf-8")
+
+
+def add_offline(app: Path) -> None:
+    """Put the course's service worker and page script into the built app ``app`` (site/notebook/)."""
+    (app / SERVICE_WORKER).replace(app / JUPYTERLITE_WORKER)
+    run("node", "web/build-notebook.mjs", str(app), app_version(app))
+    digest = hashlib.sha256((app / PAGE_SCRIPT).read_bytes()).hexdigest()[:12]
+    for name in PAGES:
+        add_page_script(app / name / "index.html", digest)
