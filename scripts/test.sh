@@ -43,7 +43,22 @@ cpython=$!
 # builds; the tests wait for both.
 { bash scripts/setup-chromium.sh && bash scripts/setup-browsers.sh; } &
 browsers=$!
-.venv/bin/python scripts/build_site.py
+# The site is built again unless what it is built from (every file but the tests', in a git checkout) and the
+# tools that build it are those of the last build this command made: a clean clone always builds.
+site_inputs() {
+  git rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 0
+  { git ls-files -z -co --exclude-standard -- . ':!:tests' ':!:site_tests' ':!:bench' |
+      { xargs -0 -r sha256sum 2>/dev/null || true; }
+    echo "${EMBER_SITE_URL:-}"; node --version; .venv/bin/python --version; } | sha256sum | cut -c1-16
+}
+inputs="$(site_inputs)"
+if [ -n "$inputs" ] && [ -f site/index.html ] && [ "$(cat .cache/site-inputs 2>/dev/null || true)" = "$inputs" ]; then
+  echo "== site/ is up to date: built from the same files (.cache/site-inputs)"
+else
+  rm -f .cache/site-inputs
+  .venv/bin/python scripts/build_site.py
+  mkdir -p .cache && echo "$inputs" > .cache/site-inputs
+fi
 wait "$browsers"
 lint_status=0
 wait "$lint" || lint_status=$?
