@@ -124,7 +124,7 @@ def test_the_session_answers_the_pages_edits_request(session: Session) -> None:
     gap = next(gap for gap in find_gaps(before) if gap.id == "L10.backward")
     now = before.replace(gap.text, "        pass")
     answer = json.loads(session.handle("edits", json.dumps({"before": {"scalar.py": before},
-                                                                       "now": {"scalar.py": now}})))
+                                                            "now": {"scalar.py": now}})))
     assert answer == {"changed": {"L10.backward": {"before": gap.text, "now": "        pass"}}, "broken": {}}
 
 
