@@ -111,7 +111,6 @@ def heap_set_aside() -> Iterator[None]:
     gc.unfreeze()
 
 
-@cache
 def checks_of_part(part: int) -> list[tuple[str, str, dict]]:
     """Each known-wrong piece of a part's labs, once per lab it breaks: (its name, the lab, the check's payload)."""
     return [(mutant.name, lesson, {"lab": lesson, "pieces": finished_pieces(COURSE, COURSE.lessons[lesson].number)
@@ -158,22 +157,10 @@ def payload_digest(payload: dict) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def speed_key(part: int, batch: int) -> str:
-    """Where a batch's test below keeps which of its pieces could depend on speed in the terminal, for the test
+def speed_key(part: int) -> str:
+    """Where a part's test below keeps which of its pieces could depend on speed in the terminal, for the test
     that runs alone (pytest's cache: the same run's first phase, or an earlier run on the same code)."""
-    return f"ember/verdicts/{checker_digest()}/could-depend-on-speed/part-{part}-{batch}"
-
-
-BATCH = 200  # the most pieces one test below checks: a larger part is split, so that test processes share it
-
-
-def batches(part: int) -> int:
-    """How many tests a part's untimed pieces are split into (every other piece to the next: the slow labs too)."""
-    return -(-sum(1 for _, lesson, _ in checks_of_part(part) if not times_the_code(lesson)) // BATCH)
-
-
-BATCHES = [pytest.param(part.number, batch, id=f"{part.number}.{batch + 1}")
-           for part in COURSE.parts for batch in range(batches(part.number))]
+    return f"ember/verdicts/{checker_digest()}/could-depend-on-speed/part-{part}"
 
 
 def isolated_pages(context: BrowserContext, base_url: str, count: int, interrupts: bool = True) -> list[Page]:
@@ -186,24 +173,18 @@ def isolated_pages(context: BrowserContext, base_url: str, count: int, interrupt
     return pages
 
 
-def untimed_checks(part: int, batch: int) -> list[tuple[str, dict]]:
-    """A batch of the part's pieces whose claims do not time the code: (name, payload)."""
-    checks = [(name, payload) for name, lesson, payload in checks_of_part(part) if not times_the_code(lesson)]
-    return checks[batch::batches(part)]
-
-
 @pytest.mark.long
-@pytest.mark.parametrize(("part", "batch"), BATCHES)
+@pytest.mark.parametrize("part", [part.number for part in COURSE.parts])
 def test_every_known_wrong_piece_gets_the_same_verdict_in_the_page_and_the_terminal(
-        context: BrowserContext, base_url: str, terminal_session: Session, part: int, batch: int,
-        heap_set_aside: None, request: pytest.FixtureRequest) -> None:
-    """Every piece of a part's labs whose claims do not time the code (a batch of them), in workers whose time
-    limit works through the interrupt buffer (isolated pages: every host after one reload): two pages and the
-    terminal check at once (two cores do three checks). The pieces whose verdicts could depend on speed are
+        context: BrowserContext, base_url: str, terminal_session: Session, part: int, heap_set_aside: None,
+        request: pytest.FixtureRequest) -> None:
+    """Every piece of a part's labs whose claims do not time the code, in workers whose time limit works
+    through the interrupt buffer (isolated pages: every host after one reload): two pages and the terminal
+    check at once (two cores do three checks). The pieces whose verdicts could depend on speed are
     checked again, with nothing else running, by the test below."""
     pages = isolated_pages(context, base_url, 2)
     comparison = Comparison(terminal_session)
-    checks = untimed_checks(part, batch)
+    checks = [(name, payload) for name, lesson, payload in checks_of_part(part) if not times_the_code(lesson)]
     speed = {}
     for index, (name, payload) in enumerate(checks):
         where = pages[index % len(pages)]
@@ -216,7 +197,7 @@ def test_every_known_wrong_piece_gets_the_same_verdict_in_the_page_and_the_termi
     assert comparison.compared == len(checks) > 0
     # Without pytest's cache (-p no:cacheprovider) the test below checks every piece in the terminal itself.
     if cache := getattr(request.config, "cache", None):
-        cache.set(speed_key(part, batch), speed)
+        cache.set(speed_key(part), speed)
 
 
 @pytest.mark.alone
@@ -234,8 +215,8 @@ def test_every_piece_whose_verdict_could_depend_on_speed_gets_the_same_verdict_w
                if not times_the_code(lesson)]
     known = {}  # what the parts' tests above found (a busy machine finds more pieces that time out, never fewer)
     if cache := getattr(request.config, "cache", None):
-        for batch in BATCHES:
-            known |= cache.get(speed_key(*batch.values), {})
+        for part in COURSE.parts:
+            known |= cache.get(speed_key(part.number), {})
     unknown = [(payload, digest) for _, payload, digest in untimed if digest not in known]
     reports = terminal_reports([payload for payload, _ in unknown])  # on every core, before anything is timed
     for (_, digest), in_terminal in zip(unknown, reports, strict=True):
@@ -295,14 +276,6 @@ def test_every_correct_piece_of_a_lab_that_times_the_code_passes_in_the_page_wit
     failures = [(variant.lesson, variant.name, failed) for variant in variants
                 if (failed := failed_claims(page.evaluate("(p) => ask('check', p)", variant_check(variant))))]
     assert variants and not failures, failures
-
-
-def test_the_batches_check_every_untimed_piece_of_a_part_once() -> None:
-    for part in COURSE.parts:
-        whole = [name for name, lesson, _ in checks_of_part(part.number) if not times_the_code(lesson)]
-        batched = [name for batch in range(batches(part.number)) for name, _ in untimed_checks(part.number, batch)]
-        assert sorted(batched) == sorted(whole) and whole
-        assert all(len(untimed_checks(part.number, batch)) <= BATCH for batch in range(batches(part.number)))
 
 
 def test_every_known_wrong_piece_breaks_labs_of_one_part() -> None:
