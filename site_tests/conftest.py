@@ -5,9 +5,10 @@ the benchmarks use too. Every page is watched: any request that is not to 127.0.
 test, and so do a 404 and an uncaught page error (the service worker's requests are watched too).
 
 Tests share one browser profile per process (``context``), a copy of the template of a returning learner's
-profile (see the harness). A test marked ``fresh_profile`` gets a new profile of its own, without the snapshot
-(the ``ember:offline`` flag off); test_offline.py uses ``offline_context``: a new profile with the service worker
-and the snapshot as a first visit has them.
+profile (see the harness); ``another_context`` is a second one, for a second learner. A test marked
+``fresh_profile`` gets a new profile of its own, without the snapshot (the ``ember:offline`` flag off);
+test_offline.py uses ``offline_context``: a new profile with the service worker and the snapshot as a first
+visit has them.
 """
 
 from __future__ import annotations
@@ -136,6 +137,28 @@ def context(request: pytest.FixtureRequest, browser: Browser, watch: Watch) -> I
         shared.watch = Watch()  # the wipe's own page is nobody's test
         shared.wipe(watch.requests)
     watch.check()
+
+
+@pytest.fixture(scope="session")
+def another_profile(playwright: Playwright, base_url: str,
+                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[SharedProfile]:
+    """A second profile of the process, a copy of the same template: made only for a test that asks for it."""
+    shared = SharedProfile(playwright, base_url, tmp_path_factory.mktemp("another-profile"), template_profile())
+    yield shared
+    shared.context.close()
+
+
+@pytest.fixture
+def another_context(another_profile: SharedProfile, watch: Watch) -> Iterator[BrowserContext]:
+    """Another learner's browser beside ``context``: a profile of its own, with none of the work of the first (as
+    a returning learner's, Python starts from the stored snapshot, without compiling it all again); wiped after
+    the test as ``context`` is. Close none of its pages' context."""
+    another_profile.watch = watch
+    try:
+        yield another_profile.context
+    finally:
+        another_profile.watch = Watch()
+        another_profile.wipe(watch.requests)
 
 
 @pytest.fixture

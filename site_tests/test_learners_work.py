@@ -184,7 +184,7 @@ def limited(request: pytest.FixtureRequest, browser: Browser, watch: Watch) -> I
 
 
 def test_without_storage_the_work_lasts_the_visit_and_the_learner_is_told(limited: tuple[str, Page], base_url: str,
-                                                                          browser: Browser, watch: Watch) -> None:
+                                                                          another_context: BrowserContext) -> None:
     kind, page = limited
     open_page(page, base_url + LESSON_10)
     expect(page.locator(".ember-storage")).to_have_attribute("data-problems", kind)
@@ -211,9 +211,8 @@ def test_without_storage_the_work_lasts_the_visit_and_the_learner_is_told(limite
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         (scalar,) = [name for name in archive.namelist() if name.endswith("/ember/scalar.py")]
         assert "stack: list[tuple[Value, bool]]" in archive.read(scalar).decode()
-    context = watched_context(browser, watch)  # a browser that can keep it
+    fresh = another_context.new_page()  # a browser that can keep it
     try:
-        fresh = context.new_page()
         open_page(fresh, base_url + LESSON_10)
         wait_for_lab(fresh)
         box = fresh.locator(".ember-your-work")
@@ -224,7 +223,7 @@ def test_without_storage_the_work_lasts_the_visit_and_the_learner_is_told(limite
         shown.get_by_role("button", name="Apply").click()
         expect(lab_editor(fresh)).to_contain_text("stack: list[tuple[Value, bool]]", timeout=RUN_MS)
     finally:
-        context.close()
+        fresh.close()
 
 
 # --- cells behave like Python ------------------------------------------------------------------

@@ -16,13 +16,13 @@ import zipfile
 from datetime import date
 from pathlib import Path
 
-from playwright.sync_api import Browser, Locator, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from labs.checking.work_file import state_texts, state_work, write_work
 from labs.course.model import load_course
 from tests.test_work_file import FOLDER, ODD, bad_bytes, broken_markers, finished_texts, zip_of
 
-from .harness import LESSON_10, ROOT, Watch, watched_context
+from .harness import LESSON_10, ROOT, Watch
 from .learner import (
     BOOT_MS,
     RUN_MS,
@@ -123,16 +123,15 @@ def undo_the_import(page: Page) -> str:
     return shown
 
 
-def fresh_page(browser: Browser, watch: Watch):
-    """A page in a new browser profile of its own: a learner who never used the course there."""
-    context = watched_context(browser, watch)
-    page = context.new_page()
+def fresh_page(another: BrowserContext, watch: Watch) -> Page:
+    """A page in another browser profile (``another_context``): a learner who never used the course there."""
+    page = another.new_page()
     page.on("pageerror", lambda error: watch.errors.append(str(error)))
-    return context, page
+    return page
 
 
 def test_all_my_work_goes_to_a_fresh_browser_byte_for_byte_and_undo_brings_back_what_was_there(
-        page: Page, base_url: str, browser: Browser, watch: Watch) -> None:
+        page: Page, base_url: str, another_context: BrowserContext, watch: Watch) -> None:
     open_page(page, base_url + LESSON_10)
     wait_for_lab(page)
     load_finished_pieces(page)
@@ -148,7 +147,7 @@ def test_all_my_work_goes_to_a_fresh_browser_byte_for_byte_and_undo_brings_back_
     mine, shown = saved_state(page), orders(page)
     assert "\t# a tab, then spaces  \n" in codes(mine)["L10.backward"]
 
-    context, fresh = fresh_page(browser, watch)
+    fresh = fresh_page(another_context, watch)
     fresh.on("filechooser", lambda chooser: None)  # Playwright takes file dialogs from now on, before the key press
     try:
         open_page(fresh, base_url + LESSON_10)
@@ -181,7 +180,7 @@ def test_all_my_work_goes_to_a_fresh_browser_byte_for_byte_and_undo_brings_back_
         assert stored(fresh) == before  # exactly what was there, the copy aside gone
         expect(lab_editor(fresh)).not_to_contain_text("é中😀", timeout=RUN_MS)
     finally:
-        context.close()
+        fresh.close()
 
 
 # Bad files, each with what its message says (labs/checking/work_file.py words them; tests/test_work_file.py makes
@@ -266,7 +265,7 @@ def test_every_bad_file_is_refused_with_its_message_and_the_saved_work_stays_as_
 
 
 def test_work_goes_from_the_page_through_the_terminal_and_back_byte_for_byte(
-        page: Page, base_url: str, browser: Browser, watch: Watch, tmp_path: Path) -> None:
+        page: Page, base_url: str, another_context: BrowserContext, watch: Watch, tmp_path: Path) -> None:
     texts = finished_texts(12) | ODD
     state = page_state(texts, seed="9c0d12ab", last="L12",
                        answers={QUESTIONS[0]: {"option": ANSWER, "correct": True, "everCorrect": True, "tried": [],
@@ -288,7 +287,7 @@ def test_work_goes_from_the_page_through_the_terminal_and_back_byte_for_byte(
         assert done.returncode == 0, done.stderr
     again = (tmp_path / "again.zip").read_bytes()
 
-    context, fresh = fresh_page(browser, watch)
+    fresh = fresh_page(another_context, watch)
     try:
         fresh.goto(base_url)
         work_box(fresh)
@@ -302,7 +301,7 @@ def test_work_goes_from_the_page_through_the_terminal_and_back_byte_for_byte(
             state["answers"], state["progress"], state["seed"], state["last"])
         expect(fresh.locator('.ember-lessons li[data-lesson="L10"]')).to_have_attribute("data-state", "done")
     finally:
-        context.close()
+        fresh.close()
 
 
 def wait_for_piece(page: Page, gap: str, words: str) -> None:

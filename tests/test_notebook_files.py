@@ -117,12 +117,14 @@ def test_a_file_that_lost_a_marker_is_named_and_gives_nothing_back() -> None:
     assert lost.changed == {} and "L10.backward" in lost.broken["scalar.py"]
 
 
-def test_the_session_answers_the_pages_edits_request(tmp_path: Path) -> None:
+def test_the_session_answers_the_pages_edits_request(session: Session) -> None:
+    """Through the ``session`` fixture, which puts sys.path and ember's modules back: a session of the test's own
+    left its learner folder first on the path, and later tests in the process imported that ember."""
     before = scalar_as_lab_10_starts({})
     gap = next(gap for gap in find_gaps(before) if gap.id == "L10.backward")
     now = before.replace(gap.text, "        pass")
-    answer = json.loads(Session(tmp_path).handle("edits", json.dumps({"before": {"scalar.py": before},
-                                                                       "now": {"scalar.py": now}})))
+    answer = json.loads(session.handle("edits", json.dumps({"before": {"scalar.py": before},
+                                                            "now": {"scalar.py": now}})))
     assert answer == {"changed": {"L10.backward": {"before": gap.text, "now": "        pass"}}, "broken": {}}
 
 
