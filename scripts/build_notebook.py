@@ -20,6 +20,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 import shutil
 import sys
 import zipfile
@@ -41,6 +42,25 @@ KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 PYODIDE_URL = "./../assets/gen/pyodide/pyodide.mjs"  # the course's own; "./" resolves against the app
 STDLIB_URL = f"./../assets/gen/{STDLIB}"  # the lesson pages' standard library, its start modules compiled
 DOIT_CACHE = ".jupyterlite.doit.db"
+KERNEL_STATIC = Path("extensions/@jupyterlite/pyodide-kernel-extension/static")  # inside the built app
+# The kernel's worker starts in these steps (both of its builds: with and without shared memory), each awaited in turn.
+KERNEL_STEPS = ("initRuntime", "initFilesystem", "initPackageManager", "initKernel", "initGlobals")
+SNAPSHOT = "kernel/python.snapshot"  # in the app: the kernel's Python with IPython imported
+SNAPSHOT_MAKER = ROOT / "web" / "notebook" / "kernel-snapshot.mjs"
+KERNEL_START = ROOT / "web" / "notebook" / "kernel-start.js"  # prepended to the kernel's workers
+FIRST_FILES = [COURSE_WHEEL]  # wheels whose files go in before the first cell (the others after it)
+# Where the kernel's workers call kernel-start.js's hooks: (pattern, replacement), each found once in each worker.
+KERNEL_HOOKS = (
+    (r"this\._pyodide=await (\w+)\(\{indexURL:", r"this._pyodide=await self.__emberKernel.boot(\1,{indexURL:"),
+    (r"async execute\((\w+),(\w+)\)\{await this\.setup\(\2\);",
+     r'async execute(\1,\2){await self.__emberKernel.before("execute"),await this.setup(\2);'),
+    (r"let (\w+)=await this\._kernel\.run\((\w+)\.code\)",
+     r"let \1=await self.__emberKernel.after(this._kernel.run(\2.code))"),
+    (r"async complete\((\w+),(\w+)\)\{await this\.setup\(\2\);",
+     r'async complete(\1,\2){await self.__emberKernel.before("complete"),await this.setup(\2);'),
+    (r"async inspect\((\w+),(\w+)\)\{await this\.setup\(\2\);",
+     r'async inspect(\1,\2){await self.__emberKernel.before("inspect"),await this.setup(\2);'),
+)
 LEFTOVERS = ("rspack.config.js", "rspack.config.analyze.js", "rspack.config.watch.js", "package.json")
 
 sys.path.insert(0, str(ROOT))
@@ -162,9 +182,48 @@ def build(site: Path, upstream_lock: Path) -> None:
     if built.get("litePluginSettings", {}).get(KERNEL_PLUGIN, {}).get("pyodideUrl") != PYODIDE_URL:
         raise SystemExit("the built notebook app does not load the course's Pyodide: check jupyter-lite.json")
     shutil.copytree(staged, target / WHEELS)
+    mark_kernel_steps(target)
+    start_from_snapshot(site, target)
     for name in LEFTOVERS:
         (target / name).unlink(missing_ok=True)
     # The app's editor asks for the host's /favicon.ico; the course's own icon answers it.
     shutil.copy2(site / "assets" / "images" / "favicon.png", site / "favicon.ico")
     size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
     print(f"  notebook app: {sum(1 for p in target.rglob('*') if p.is_file())} files, {size / 1e6:.1f} MB", flush=True)
+
+
+def mark_kernel_steps(app: Path) -> None:
+    """Mark on the kernel worker's clock when each step of its start ends (``performance.mark("kernel: <step>")``),
+    as the lesson's worker marks its boot's: bench/site.py reads them into the notebook's timeline."""
+    awaited = ",".join(f"await this.{step}(e)" for step in KERNEL_STEPS)
+    marked = ",".join(f'await this.{step}(e),performance.mark("kernel: {step}")' for step in KERNEL_STEPS)
+    workers = sorted((app / KERNEL_STATIC).glob("*.worker.*.js"))
+    for worker in workers:
+        text = worker.read_text(encoding="utf-8")
+        if text.count(awaited) != 1:
+            raise SystemExit(f"the kernel's worker {worker.name} does not start as expected: check KERNEL_STEPS")
+        worker.write_text(text.replace(awaited, 'performance.mark("kernel: start"),' + marked), encoding="utf-8")
+    if len(workers) != 2:
+        raise SystemExit(f"expected the kernel's two workers (comlink, coincident), found {[w.name for w in workers]}")
+
+
+def start_from_snapshot(site: Path, app: Path) -> None:
+    """Make the kernel start from a memory snapshot of its Python with IPython imported (web/notebook/): write the
+    snapshot, hook web/notebook/kernel-start.js into the kernel's workers, and name the snapshot in the kernel's
+    settings (a key ending in URL: the app resolves it against its root)."""
+    (app / SNAPSHOT).parent.mkdir(exist_ok=True)
+    run("node", str(SNAPSHOT_MAKER), str(site / "assets/gen/pyodide") + "/", str(site / "assets/gen" / STDLIB),
+        str(app / WHEELS / LOCK), str(app / SNAPSHOT))
+    helper = KERNEL_START.read_text(encoding="utf-8")
+    for worker in sorted((app / KERNEL_STATIC).glob("*.worker.*.js")):
+        text = worker.read_text(encoding="utf-8")
+        for pattern, replacement in KERNEL_HOOKS:
+            text, found = re.subn(pattern, replacement, text)
+            if found != 1:
+                raise SystemExit(f"the kernel's worker {worker.name}: {pattern!r} found {found} times, not once")
+        worker.write_text(helper + text, encoding="utf-8")
+    config_file = app / "jupyter-lite.json"
+    config = json.loads(config_file.read_text())
+    options = config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]["loadPyodideOptions"]
+    options.update(emberSnapshotURL=f"./{SNAPSHOT}", emberFirst=FIRST_FILES)
+    config_file.write_text(json.dumps(config, indent=2) + "\n")
