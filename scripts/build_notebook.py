@@ -10,7 +10,10 @@ Run by build_site.py after MkDocs (which empties site/). What it makes:
 - site/notebook/wheels/: every wheel the kernel loads as it starts (the pinned ones of
   requirements-notebook-wheels.txt, the kernel's own, and the course's Python as one wheel) with a
   Pyodide lock that lists exactly those files and their real hashes. The kernel loads them all while
-  Pyodide starts, and never asks an index or a CDN.
+  Pyodide starts, and never asks an index or a CDN;
+- site/notebook/kernel/python.snapshot: a memory snapshot of the kernel's Python with IPython, the kernel and the
+  course imported (web/notebook/kernel-snapshot.mjs, run in Node), which the kernel's workers start from
+  (web/notebook/kernel-start.js, hooked into them here), loading the wheels' files after the first cell.
 """
 
 from __future__ import annotations
@@ -225,5 +228,7 @@ def start_from_snapshot(site: Path, app: Path) -> None:
     config_file = app / "jupyter-lite.json"
     config = json.loads(config_file.read_text())
     options = config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]["loadPyodideOptions"]
-    options.update(emberSnapshotURL=f"./{SNAPSHOT}", emberFirst=FIRST_FILES)
+    options.update(emberSnapshotURL=f"./{SNAPSHOT}", emberSnapshotBytes=(app / SNAPSHOT).stat().st_size,
+                   emberFirst=FIRST_FILES)
     config_file.write_text(json.dumps(config, indent=2) + "\n")
+

@@ -58,3 +58,21 @@ def test_the_app_ships_its_notebooks_and_no_source_maps() -> None:
     names = {item["name"] for item in files["content"]}
     assert {"L01.ipynb", "L10.ipynb", "L13.ipynb", "ember"} <= names
     assert not (SITE / "offline.json").read_text().count('"notebook/')  # not in the course's offline copy
+
+
+def test_the_kernel_starts_from_the_builds_snapshot_of_its_python() -> None:
+    """The kernel's settings name the snapshot (its exact size), both of its workers carry the start hooks and
+    their phase marks, and the snapshot is one of this Pyodide's (its header's magic number)."""
+    options = config()["litePluginSettings"][KERNEL]["loadPyodideOptions"]
+    snapshot = APP / options["emberSnapshotURL"].removeprefix("./")
+    assert snapshot.stat().st_size == options["emberSnapshotBytes"]
+    assert int.from_bytes(snapshot.read_bytes()[:4], "little") == 1886286592  # Pyodide's snapshot magic number
+    assert options["emberFirst"] == ["ember-course"]
+    workers = sorted((APP / "extensions/@jupyterlite/pyodide-kernel-extension/static").glob("*.worker.*.js"))
+    assert len(workers) == 2
+    for worker in workers:
+        text = worker.read_text()
+        assert text.startswith("// Prepended to JupyterLite's Pyodide kernel worker")
+        for hook in ("self.__emberKernel.boot(", 'before("execute")', "self.__emberKernel.after(", 'before("complete")',
+                     'before("inspect")', 'performance.mark("kernel: initKernel")'):
+            assert text.count(hook) == 1, (worker.name, hook)

@@ -21,6 +21,25 @@
     return (/** @type {unknown[]} */ ...args) => owner()[name](...args);
   };
 
+  /**
+   * Fill ``target`` with the file at ``url``, as it arrives; fails unless the file is exactly its size.
+   *
+   * @param {Uint8Array} target
+   * @param {string} url
+   */
+  const fill = async (target, url) => {
+    const response = await fetch(url);
+    if (!response.ok || !response.body) throw new Error(`the snapshot did not come (HTTP ${response.status})`);
+    const reader = response.body.getReader();
+    let at = 0;
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      if (at + read.value.byteLength > target.byteLength) throw new Error("the snapshot is larger than expected");
+      target.set(read.value, at);
+      at += read.value.byteLength;
+    }
+    if (at !== target.byteLength) throw new Error("the snapshot is smaller than expected");
+  };
+
   const loadFiles = () => {
     files ??= python.loadPackage(later, { messageCallback: () => {} }).then(
       () => performance.mark("kernel: wheels' files in"),
@@ -35,16 +54,18 @@
      * Start Pyodide: from the snapshot at options.emberSnapshotURL, or as the kernel would.
      *
      * @param {(options: object) => Promise<any>} load Pyodide's loadPyodide
-     * @param {{emberSnapshotURL?: string, emberFirst?: string[], packages?: string[]}} options
+     * @param {{emberSnapshotURL?: string, emberSnapshotBytes?: number, emberFirst?: string[], packages?: string[],
+     *   indexURL?: string}} options its size, the wheels whose files go in first, and the kernel's own
      */
     async boot(load, options) {
-      const { emberSnapshotURL: url, emberFirst: first = [], ...plain } = options;
+      const { emberSnapshotURL: url, emberSnapshotBytes: size = 0, emberFirst: first = [], ...plain } = options;
       if (url) {
         try {
-          const bytes = fetch(url).then((response) => {
-            if (!response.ok) throw new Error(`HTTP ${response.status}`);
-            return response.arrayBuffer();
-          });
+          // Pyodide waits for the snapshot's bytes before it compiles its wasm: hand it an array of the snapshot's
+          // size at once, filled while the wasm compiles (createPyodideModule waits for both).
+          const snapshot = new Uint8Array(size);
+          const filled = fill(snapshot, url).then(() => performance.mark("kernel: snapshot fetched"));
+          filled.catch(() => null); // awaited below; a failure ends this start there
           const { packages = [], ...rest } = plain;
           if (!rest.indexURL) throw new Error("the kernel gave no indexURL");
           const indexURL = rest.indexURL.endsWith("/") ? rest.indexURL : `${rest.indexURL}/`;
@@ -52,14 +73,20 @@
           // before Pyodide copies the snapshot in.
           const createPyodideModule = async (/** @type {object} */ settings) => {
             const { default: create } = await import(`${indexURL}pyodide.asm.mjs`);
-            const [module, snapshot] = await Promise.all([create(settings), bytes]);
+            const [module] = await Promise.all([
+              create(settings).then((/** @type {any} */ made) => {
+                performance.mark("kernel: wasm instantiated");
+                return made;
+              }),
+              filled,
+            ]);
             module.growMemory(snapshot.byteLength);
             return module;
           };
           python = await load({
             ...rest,
             createPyodideModule,
-            _loadSnapshot: bytes,
+            _loadSnapshot: snapshot,
             _snapshotDeserializer: deserialize,
           });
           performance.mark("kernel: snapshot restored");
