@@ -48,7 +48,7 @@ DOIT_CACHE = ".jupyterlite.doit.db"
 KERNEL_STATIC = Path("extensions/@jupyterlite/pyodide-kernel-extension/static")  # inside the built app
 # The kernel's worker starts in these steps (both of its builds: with and without shared memory), each awaited in turn.
 KERNEL_STEPS = ("initRuntime", "initFilesystem", "initPackageManager", "initKernel", "initGlobals")
-SNAPSHOT = "kernel/python.snapshot"  # in the app: the kernel's Python with IPython imported
+SNAPSHOT = "kernel/python.snapshot"  # in the app (named by its hash there): the kernel's Python with IPython imported
 SNAPSHOT_MAKER = ROOT / "web" / "notebook" / "kernel-snapshot.mjs"
 KERNEL_START = ROOT / "web" / "notebook" / "kernel-start.js"  # prepended to the kernel's workers
 FIRST_FILES = [COURSE_WHEEL]  # wheels whose files go in before the first cell (the others after it)
@@ -214,9 +214,14 @@ def start_from_snapshot(site: Path, app: Path) -> None:
     """Make the kernel start from a memory snapshot of its Python with IPython imported (web/notebook/): write the
     snapshot, hook web/notebook/kernel-start.js into the kernel's workers, and name the snapshot in the kernel's
     settings (a key ending in URL: the app resolves it against its root)."""
-    (app / SNAPSHOT).parent.mkdir(exist_ok=True)
+    made = app / SNAPSHOT
+    made.parent.mkdir(exist_ok=True)
     run("node", str(SNAPSHOT_MAKER), str(site / "assets/gen/pyodide") + "/", str(site / "assets/gen" / STDLIB),
-        str(app / WHEELS / LOCK), str(app / SNAPSHOT))
+        str(app / WHEELS / LOCK), str(made))
+    # Named by its hash: a browser's cached copy of another build's snapshot (another course) is never taken for it.
+    snapshot = made.with_name(f"{made.stem}-{hashlib.sha256(made.read_bytes()).hexdigest()[:12]}{made.suffix}")
+    for suffix in ("", ".br", ".gz"):
+        made.with_name(made.name + suffix).rename(snapshot.with_name(snapshot.name + suffix))
     helper = KERNEL_START.read_text(encoding="utf-8")
     for worker in sorted((app / KERNEL_STATIC).glob("*.worker.*.js")):
         text = worker.read_text(encoding="utf-8")
@@ -228,7 +233,7 @@ def start_from_snapshot(site: Path, app: Path) -> None:
     config_file = app / "jupyter-lite.json"
     config = json.loads(config_file.read_text())
     options = config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]["loadPyodideOptions"]
-    options.update(emberSnapshotURL=f"./{SNAPSHOT}", emberSnapshotBytes=(app / SNAPSHOT).stat().st_size,
-                   emberFirst=FIRST_FILES)
+    options.update(emberSnapshotURL=f"./{snapshot.relative_to(app).as_posix()}",
+                   emberSnapshotBytes=snapshot.stat().st_size, emberFirst=FIRST_FILES)
     config_file.write_text(json.dumps(config, indent=2) + "\n")
 

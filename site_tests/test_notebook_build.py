@@ -65,6 +65,8 @@ def test_the_kernel_starts_from_the_builds_snapshot_of_its_python() -> None:
     their phase marks, and the snapshot is one of this Pyodide's (its header's magic number)."""
     options = config()["litePluginSettings"][KERNEL]["loadPyodideOptions"]
     snapshot = APP / options["emberSnapshotURL"].removeprefix("./")
+    assert snapshot.name.startswith("python-") and snapshot.suffix == ".snapshot"  # named by its hash
+    assert hashlib.sha256(snapshot.read_bytes()).hexdigest()[:12] == snapshot.stem.removeprefix("python-")
     assert snapshot.stat().st_size == options["emberSnapshotBytes"]
     assert int.from_bytes(snapshot.read_bytes()[:4], "little") == 1886286592  # Pyodide's snapshot magic number
     assert options["emberFirst"] == ["ember-course"]
