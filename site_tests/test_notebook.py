@@ -469,7 +469,17 @@ def test_the_kernel_starts_from_its_snapshot_then_imports_completes_and_reads_in
 
     editor.click()
     page.keyboard.press("ControlOrMeta+a")
-    page.keyboard.insert_text("import json\n")
+    page.keyboard.insert_text(f"{SCRATCH_LINE}\nimport json\n")  # the scratch line keeps the cell found
     page.keyboard.type("json.dum")  # typed: the completer answers Tab after keys, not after pasted text
-    page.keyboard.press("Tab")  # the kernel's completion: jedi, once the wheels' files are in
-    expect(page.locator(".jp-Completer-item", has_text="dumps").first).to_be_visible(timeout=RUN_MS)
+    expect(editor).to_contain_text("json.dum")
+    completion = page.locator(".jp-Completer-item", has_text="dumps").first
+    for _ in range(RUN_TRIES):  # the kernel's completion (jedi, once the wheels' files are in), as a learner asks
+        page.keyboard.press("End")
+        page.keyboard.press("Tab")
+        try:
+            expect(completion).to_be_visible(timeout=QUEUED_MS)
+            break
+        except AssertionError:
+            page.keyboard.press("Escape")
+            editor.click()
+    expect(completion).to_be_visible(timeout=RUN_MS)
