@@ -483,3 +483,18 @@ def test_the_kernel_starts_from_its_snapshot_then_imports_completes_and_reads_in
             page.keyboard.press("Escape")
             editor.click()
     expect(completion).to_be_visible(timeout=RUN_MS)
+
+
+@pytest.mark.long
+@pytest.mark.fresh_profile
+def test_without_its_snapshot_the_kernel_starts_the_long_way(page: Page, context: BrowserContext,
+                                                             base_url: str) -> None:
+    """A snapshot that does not come (a host that fails to send it) costs time, not the notebook."""
+    context.route("**/notebook/kernel/*.snapshot", lambda route: route.fulfill(status=503, body="busy"))
+    page.add_locator_handler(page.locator(".jp-Dialog", has_text="Select Kernel"), pick_the_python_kernel)
+    page.goto(base_url + "notebook/notebooks/index.html?path=L10.ipynb")
+    kernel_idle(page)
+    start = run_notebook_cell(page, code_cell(page, "await start('L10')"))
+    expect(start).to_contain_text("Your engine: ember/nudge.py")
+    marks = kernel_marks(page)
+    assert "kernel: initGlobals" in marks and "kernel: snapshot restored" not in marks, marks
