@@ -32,6 +32,10 @@ Run from the repository root with ``.venv/bin/python bench/site.py`` (the site m
 9. lesson 10's cold and warm start in Chromium, Firefox and WebKit (bench/engines.py, which needs Firefox ESR,
    WebKitGTK's driver and Xvfb, as the test command installs them), each engine's ratio to Chromium's.
 
+``--notebook`` measures only 6. and 7., with lesson 10's cold and warm starts taking turns with the notebook's
+visits as their baseline, and prints the notebook's start timeline (its page's and its kernel worker's
+milestones).
+
 Times are taken on the page's own clock (``performance.now()``) by an init script and small in-page
 helpers, so Playwright's round trips are not counted. A copy of the built site and the bare page are
 served together from one temporary folder, on 127.0.0.1, with the site's COOP/COEP headers.
@@ -48,7 +52,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -818,6 +822,40 @@ class NotebookVisit:
     output: float
     done: float | None  # None: its prompt still showed it running NOTEBOOK_SETTLE_MS after the output
     text: str
+    timeline: list[tuple[str, float]] = field(default_factory=list)
+
+
+KERNEL_WORKER = ".worker."  # the kernel's worker scripts: comlink.worker.<hash>.js, coincident.worker.<hash>.js
+KERNEL_FILES = (  # (label, part of the URL, "start" or "end", "first" or "last" of the matching fetches)
+    ("kernel: pyodide.mjs asked for", "/pyodide.mjs", "start", "first"),
+    ("kernel: pyodide.asm.wasm loaded", "/pyodide.asm.wasm", "end", "first"),
+    ("kernel: stdlib.zip loaded", "/stdlib.zip", "end", "first"),
+    ("kernel: first wheel asked for", "/wheels/", "start", "first"),
+    ("kernel: last wheel loaded", "/wheels/", "end", "last"),
+)
+
+
+def notebook_timeline(page: Page, marks: dict) -> list[tuple[str, float]]:
+    """The notebook's start, in ms from navigation start: the page's milestones (DOMContentLoaded, the start cell
+    visible, Shift+Enter, its output) and its kernel worker's (started, its files, the end of each step of its
+    start, marked by scripts/build_notebook.py)."""
+    navigation = page.evaluate("""() => ({ origin: performance.timeOrigin,
+      dcl: performance.getEntriesByType("navigation")[0].domContentLoadedEventEnd })""")
+    timeline = [("DOMContentLoaded", navigation["dcl"]), ("start cell visible", marks["visible"]),
+                ("Shift+Enter", marks["pressed"]), ("start cell's first output", marks["output"])]
+    if marks["done"] is not None:
+        timeline.append(("start cell done (prompt)", marks["done"]))
+    kernels = [w for w in page.workers if KERNEL_WORKER in urlparse(w.url).path.split("/")[-1]]
+    if kernels:
+        worker = kernels[-1].evaluate(WORKER_MARKS_JS)
+        shift = worker["origin"] - navigation["origin"]
+        timeline.append(("kernel worker started", shift))
+        for label, part, edge, which in KERNEL_FILES:
+            found = [entry[edge] for entry in worker["entries"] if part in entry["name"]]
+            if found:
+                timeline.append((label, shift + (min(found) if which == "first" else max(found))))
+        timeline += [(mark["name"], shift + mark["at"]) for mark in worker["marks"]]
+    return sorted(timeline, key=lambda mark: mark[1])
 
 
 @dataclass
@@ -866,7 +904,8 @@ def run_first_cell(page: Page, url: str) -> NotebookVisit:
         raise RuntimeError(f"the notebook's start cell did not print {START_LINE!r}: prompt {prompt!r}, "
                            f"marks {marks}")
     text = cell.first.locator(".jp-OutputArea").inner_text()
-    return NotebookVisit(marks["visible"], marks["pressed"], marks["output"], marks["done"], text)
+    return NotebookVisit(marks["visible"], marks["pressed"], marks["output"], marks["done"], text,
+                         notebook_timeline(page, marks))
 
 
 def run_in_new_tab(context: BrowserContext, url: str) -> NotebookVisit:
@@ -888,21 +927,29 @@ def sizes_by_path(requests: list[Request]) -> list[tuple[str, int]]:
 
 def notebook_cold(browser: Browser, url: str, runs: NotebookRuns, report: Report) -> None:
     """NOTEBOOK_REPEATS visits, each in a fresh profile; the first one's responses are kept for weighing."""
-    for index in range(NOTEBOOK_REPEATS):
-        watch = Watch()
-        context = browser.new_context(viewport=VIEWPORT)
-        notebook_context(context, watch)
-        try:
-            runs.cold.append(run_first_cell(context.new_page(), url))
-            if index == 0:  # the responses that had arrived when the start cell had run
-                runs.first_visit = sizes_by_path(list(watch.finished))
-            note_watch(watch, runs, report)
-        finally:
-            context.close()
+    for _ in range(NOTEBOOK_REPEATS):
+        notebook_cold_visit(browser, url, runs, report)
 
 
-def notebook_warm(playwright: Playwright, url: str, runs: NotebookRuns, report: Report) -> None:
-    """A first visit in a persistent profile (cell run, page quiet), then NOTEBOOK_REPEATS visits in new tabs."""
+def notebook_cold_visit(browser: Browser, url: str, runs: NotebookRuns, report: Report) -> None:
+    """One visit in a fresh profile; the first cold visit's responses are kept for weighing."""
+    watch = Watch()
+    context = browser.new_context(viewport=VIEWPORT)
+    notebook_context(context, watch)
+    try:
+        runs.cold.append(run_first_cell(context.new_page(), url))
+        if len(runs.cold) == 1:  # the responses that had arrived when the start cell had run
+            runs.first_visit = sizes_by_path(list(watch.finished))
+        note_watch(watch, runs, report)
+    finally:
+        context.close()
+
+
+@contextmanager
+def notebook_warmed(playwright: Playwright, url: str, runs: NotebookRuns,
+                    report: Report) -> Iterator[Callable[[], None]]:
+    """A persistent profile after a first visit (cell run, page quiet); answers a call that makes one more visit
+    in a new tab, counted warm."""
     watch = Watch()
     with tempfile.TemporaryDirectory(prefix="ember-profile-") as profile:
         context = launch_persistent(playwright, profile, viewport=VIEWPORT)
@@ -911,11 +958,17 @@ def notebook_warm(playwright: Playwright, url: str, runs: NotebookRuns, report: 
             run_in_new_tab(context, url)
             for page in context.pages:  # the blank tab a persistent context opens with
                 page.close()
-            for _ in range(NOTEBOOK_REPEATS):
-                runs.warm.append(run_in_new_tab(context, url))
+            yield lambda: runs.warm.append(run_in_new_tab(context, url))
             note_watch(watch, runs, report)
         finally:
             context.close()
+
+
+def notebook_warm(playwright: Playwright, url: str, runs: NotebookRuns, report: Report) -> None:
+    """A first visit in a persistent profile (cell run, page quiet), then NOTEBOOK_REPEATS visits in new tabs."""
+    with notebook_warmed(playwright, url, runs, report) as visit:
+        for _ in range(NOTEBOOK_REPEATS):
+            visit()
 
 
 def note_watch(watch: Watch, runs: NotebookRuns, report: Report) -> None:
@@ -965,6 +1018,9 @@ def notebook_rows(runs: NotebookRuns, cold_lesson: list[float], warm_lesson: lis
                 f"are the .br and .gz copies")
     report.note(f"notebook visits: {runs.requests} requests, {len(runs.foreign)} off 127.0.0.1"
                 + (f" ({', '.join(sorted(set(runs.foreign))[:5])})" if runs.foreign else ""))
+    for kind, visits in (("cold, first visit", runs.cold[:1]), ("warm, last visit", runs.warm[-1:])):
+        if visits:
+            report.timelines[f"lesson 10's notebook, {kind}"] = visits[0].timeline
     visits = runs.cold + runs.warm
     lines = sorted({v.text.strip().splitlines()[0] if v.text.strip() else "(none)" for v in visits})
     settled = [v.done - v.output for v in visits if v.done is not None]
@@ -1111,6 +1167,40 @@ def measure_chromium(playwright: Playwright, base: str, report: Report, notebook
     return cold_lesson, cold_bare, cold_compiled, cold_labs, warm, warm_bare, offline, claims
 
 
+def notebook_only() -> None:
+    """``--notebook``: lesson 10's notebook, cold and warm, taking turns with lesson 10's own start (its baseline in
+    the same run), and the notebook's start timeline; nothing else."""
+    started, load = time.monotonic(), os.getloadavg()
+    report, runs = Report(), NotebookRuns()
+    cold_lesson: list[float] = []
+    with serve() as base, sync_playwright() as playwright:
+        browser = launch(playwright)
+        try:
+            cold_ready(browser, base + BARE_PAGE, report)  # the browser's own start, uncounted
+            for index in range(NOTEBOOK_REPEATS):
+                cold_lesson.append(cold_ready(browser, base + LESSON, report,
+                                              "lesson 10, cold (first run)" if index == 0 else ""))
+                notebook_cold_visit(browser, base + NOTEBOOK, runs, report)
+            progress("notebook and lesson 10, cold")
+        finally:
+            browser.close()
+        with tempfile.TemporaryDirectory(prefix="ember-profile-") as folder:
+            lesson = warm_profile(playwright, folder, base + LESSON, "lesson 10", lesson=True)
+            try:
+                with notebook_warmed(playwright, base + NOTEBOOK, runs, report) as visit:
+                    for _ in range(NOTEBOOK_REPEATS):
+                        lesson.reload()
+                        visit()
+                report.timelines["lesson 10, warm (last reload)"] = boot_timeline(lesson.page)
+                note_problems(lesson.watch, report)
+            finally:
+                lesson.context.close()
+        progress("notebook and lesson 10, warm")
+    report.rows = [Row("1. lesson 10 ready, cold", cold_lesson), Row("   lesson 10 ready, warm", lesson.times),
+                   *notebook_rows(runs, cold_lesson, lesson.times, report)]
+    print_report(report, time.monotonic() - started, load)
+
+
 def claim_times(browser: Browser, base: str) -> list[dict]:
     """8. every lab's claims on the finished pieces, timed in a worker of the page's kind (bench/claim_limits.py)."""
     context = browser.new_context()
@@ -1123,4 +1213,7 @@ def claim_times(browser: Browser, base: str) -> list[dict]:
 
 
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--notebook"]:
+        notebook_only()
+    else:
+        main()

@@ -10,7 +10,10 @@ Run by build_site.py after MkDocs (which empties site/). What it makes:
 - site/notebook/wheels/: every wheel the kernel loads as it starts (the pinned ones of
   requirements-notebook-wheels.txt, the kernel's own, and the course's Python as one wheel) with a
   Pyodide lock that lists exactly those files and their real hashes. The kernel loads them all while
-  Pyodide starts, and never asks an index or a CDN.
+  Pyodide starts, and never asks an index or a CDN;
+- site/notebook/kernel/python.snapshot: a memory snapshot of the kernel's Python with IPython, the kernel and the
+  course imported (web/notebook/kernel-snapshot.mjs, run in Node), which the kernel's workers start from
+  (web/notebook/kernel-start.js, hooked into them here), loading the wheels' files after the first cell.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 import shutil
 import sys
 import zipfile
@@ -42,6 +46,25 @@ KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 PYODIDE_URL = "./../assets/gen/pyodide/pyodide.mjs"  # the course's own; "./" resolves against the app
 STDLIB_URL = f"./../assets/gen/{STDLIB}"  # the lesson pages' standard library, its start modules compiled
 DOIT_CACHE = ".jupyterlite.doit.db"
+KERNEL_STATIC = Path("extensions/@jupyterlite/pyodide-kernel-extension/static")  # inside the built app
+# The kernel's worker starts in these steps (both of its builds: with and without shared memory), each awaited in turn.
+KERNEL_STEPS = ("initRuntime", "initFilesystem", "initPackageManager", "initKernel", "initGlobals")
+SNAPSHOT = "kernel/python.snapshot"  # in the app (named by its hash there): the kernel's Python with IPython imported
+SNAPSHOT_MAKER = ROOT / "web" / "notebook" / "kernel-snapshot.mjs"
+KERNEL_START = ROOT / "web" / "notebook" / "kernel-start.js"  # prepended to the kernel's workers
+FIRST_FILES = [COURSE_WHEEL]  # wheels whose files go in before the first cell (the others after it)
+# Where the kernel's workers call kernel-start.js's hooks: (pattern, replacement), each found once in each worker.
+KERNEL_HOOKS = (
+    (r"this\._pyodide=await (\w+)\(\{indexURL:", r"this._pyodide=await self.__emberKernel.boot(\1,{indexURL:"),
+    (r"async execute\((\w+),(\w+)\)\{await this\.setup\(\2\);",
+     r'async execute(\1,\2){await self.__emberKernel.before("execute"),await this.setup(\2);'),
+    (r"let (\w+)=await this\._kernel\.run\((\w+)\.code\)",
+     r"let \1=await self.__emberKernel.after(this._kernel.run(\2.code))"),
+    (r"async complete\((\w+),(\w+)\)\{await this\.setup\(\2\);",
+     r'async complete(\1,\2){await self.__emberKernel.before("complete"),await this.setup(\2);'),
+    (r"async inspect\((\w+),(\w+)\)\{await this\.setup\(\2\);",
+     r'async inspect(\1,\2){await self.__emberKernel.before("inspect"),await this.setup(\2);'),
+)
 LEFTOVERS = ("rspack.config.js", "rspack.config.analyze.js", "rspack.config.watch.js", "package.json")
 # Files of the app that the course's service worker does not save for offline use: its service workers (a browser
 # fetches those itself) and the licences of JupyterLite's parts (shipped, never asked for by the app).
@@ -170,6 +193,8 @@ def build(site: Path, upstream_lock: Path) -> None:
         raise SystemExit("the built notebook app does not load the course's Pyodide: check jupyter-lite.json")
     notebook_offline.add_offline(target)  # its service worker reads the course's offline copy; its pages say more
     shutil.copytree(staged, target / WHEELS)
+    mark_kernel_steps(target)
+    start_from_snapshot(site, target)
     for name in LEFTOVERS:
         (target / name).unlink(missing_ok=True)
     for pattern in OLD_FONTS:
@@ -179,3 +204,47 @@ def build(site: Path, upstream_lock: Path) -> None:
     shutil.copy2(site / "assets" / "images" / "favicon.png", site / "favicon.ico")
     size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
     print(f"  notebook app: {sum(1 for p in target.rglob('*') if p.is_file())} files, {size / 1e6:.1f} MB", flush=True)
+
+
+def mark_kernel_steps(app: Path) -> None:
+    """Mark on the kernel worker's clock when each step of its start ends (``performance.mark("kernel: <step>")``),
+    as the lesson's worker marks its boot's: bench/site.py reads them into the notebook's timeline."""
+    awaited = ",".join(f"await this.{step}(e)" for step in KERNEL_STEPS)
+    marked = ",".join(f'await this.{step}(e),performance.mark("kernel: {step}")' for step in KERNEL_STEPS)
+    workers = sorted((app / KERNEL_STATIC).glob("*.worker.*.js"))
+    for worker in workers:
+        text = worker.read_text(encoding="utf-8")
+        if text.count(awaited) != 1:
+            raise SystemExit(f"the kernel's worker {worker.name} does not start as expected: check KERNEL_STEPS")
+        worker.write_text(text.replace(awaited, 'performance.mark("kernel: start"),' + marked), encoding="utf-8")
+    if len(workers) != 2:
+        raise SystemExit(f"expected the kernel's two workers (comlink, coincident), found {[w.name for w in workers]}")
+
+
+def start_from_snapshot(site: Path, app: Path) -> None:
+    """Make the kernel start from a memory snapshot of its Python with IPython imported (web/notebook/): write the
+    snapshot, hook web/notebook/kernel-start.js into the kernel's workers, and name the snapshot in the kernel's
+    settings (a key ending in URL: the app resolves it against its root)."""
+    made = app / SNAPSHOT
+    made.parent.mkdir(exist_ok=True)
+    run("node", str(SNAPSHOT_MAKER), str(site / "assets/gen/pyodide") + "/", str(site / "assets/gen" / STDLIB),
+        str(app / WHEELS / LOCK), str(made))
+    # Named by its hash: a browser's cached copy of another build's snapshot (another course) is never taken for it.
+    snapshot = made.with_name(f"{made.stem}-{hashlib.sha256(made.read_bytes()).hexdigest()[:12]}{made.suffix}")
+    for suffix in ("", ".br", ".gz"):
+        made.with_name(made.name + suffix).rename(snapshot.with_name(snapshot.name + suffix))
+    helper = KERNEL_START.read_text(encoding="utf-8")
+    for worker in sorted((app / KERNEL_STATIC).glob("*.worker.*.js")):
+        text = worker.read_text(encoding="utf-8")
+        for pattern, replacement in KERNEL_HOOKS:
+            text, found = re.subn(pattern, replacement, text)
+            if found != 1:
+                raise SystemExit(f"the kernel's worker {worker.name}: {pattern!r} found {found} times, not once")
+        worker.write_text(helper + text, encoding="utf-8")
+    config_file = app / "jupyter-lite.json"
+    config = json.loads(config_file.read_text())
+    options = config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]["loadPyodideOptions"]
+    options.update(emberSnapshotURL=f"./{snapshot.relative_to(app).as_posix()}",
+                   emberSnapshotBytes=snapshot.stat().st_size, emberFirst=FIRST_FILES)
+    config_file.write_text(json.dumps(config, indent=2) + "\n")
+

@@ -424,3 +424,77 @@ def test_lesson_18_opens_as_a_notebook_with_the_data_and_its_checks_pass(page: P
         "show_tensor([row[97:100] for row in counts[97:100]], heat=True)"))
     expect(scratch).to_contain_text(f"pairs {len(DATA) - 1} loss")
     expect(scratch.locator("svg").first).to_be_visible()
+
+
+def kernel_marks(notebook: Page) -> list[str]:
+    """The marks the kernel's worker made as it started (scripts/build_notebook.py hooks them in)."""
+    workers = [w for w in notebook.workers if ".worker." in w.url.rsplit("/", 1)[-1]]
+    assert workers, "no kernel worker"
+    return workers[-1].evaluate("performance.getEntriesByType('mark').map((mark) => mark.name)")
+
+
+@pytest.mark.long
+@pytest.mark.fresh_profile  # JupyterLite's drive needs its service worker, which the shared profile blocks
+def test_the_kernel_starts_from_its_snapshot_then_imports_completes_and_reads_input(page: Page,
+                                                                                     base_url: str) -> None:
+    """The kernel starts from the build's memory snapshot of its Python; once the first cell has run, the wheels'
+    files are in (a module nothing imported yet imports, the editor's completion answers), and input() reads what
+    the learner types."""
+    page.add_locator_handler(page.locator(".jp-Dialog", has_text="Select Kernel"), pick_the_python_kernel)
+    page.goto(base_url + "notebook/notebooks/index.html?path=L10.ipynb")
+    kernel_idle(page)
+    start = run_notebook_cell(page, code_cell(page, "await start('L10')"))
+    expect(start).to_contain_text("L10 · The order of blame")
+    marks = kernel_marks(page)
+    assert "kernel: snapshot restored" in marks, marks  # not the long start, whose marks lack it
+
+    cell = code_cell(page, SCRATCH_LINE)
+    editor = cell.locator(".jp-InputArea-editor .cm-content")
+    editor.click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.insert_text(
+        f"{SCRATCH_LINE}\nimport sys\nprint('new:', 'pygments.lexers.rust' not in sys.modules)\n"
+        "import pygments.lexers.rust\nprint('lexer:', pygments.lexers.rust.RustLexer.name)\n"
+        "name = input('Your name? ')\nprint('hello', name)")
+    page.keyboard.press("Shift+Enter")
+    answer = cell.locator(".jp-Stdin-input")
+    expect(answer).to_be_visible(timeout=KERNEL_MS)
+    answer.fill("Ada")
+    answer.press("Enter")
+    output = cell.locator(".jp-OutputArea")
+    expect(output).to_contain_text("hello Ada", timeout=RUN_MS)
+    expect(output).to_contain_text("new: True")
+    expect(output).to_contain_text("lexer: Rust")
+    assert "kernel: wheels' files in" in kernel_marks(page)
+
+    editor.click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.insert_text(f"{SCRATCH_LINE}\nimport json\n")  # the scratch line keeps the cell found
+    page.keyboard.type("json.dum")  # typed: the completer answers Tab after keys, not after pasted text
+    expect(editor).to_contain_text("json.dum")
+    completion = page.locator(".jp-Completer-item", has_text="dumps").first
+    for _ in range(RUN_TRIES):  # the kernel's completion (jedi, once the wheels' files are in), as a learner asks
+        page.keyboard.press("End")
+        page.keyboard.press("Tab")
+        try:
+            expect(completion).to_be_visible(timeout=QUEUED_MS)
+            break
+        except AssertionError:
+            page.keyboard.press("Escape")
+            editor.click()
+    expect(completion).to_be_visible(timeout=RUN_MS)
+
+
+@pytest.mark.long
+@pytest.mark.fresh_profile
+def test_without_its_snapshot_the_kernel_starts_the_long_way(page: Page, context: BrowserContext,
+                                                             base_url: str) -> None:
+    """A snapshot that does not come (a host that fails to send it) costs time, not the notebook."""
+    context.route("**/notebook/kernel/*.snapshot", lambda route: route.fulfill(status=503, body="busy"))
+    page.add_locator_handler(page.locator(".jp-Dialog", has_text="Select Kernel"), pick_the_python_kernel)
+    page.goto(base_url + "notebook/notebooks/index.html?path=L10.ipynb")
+    kernel_idle(page)
+    start = run_notebook_cell(page, code_cell(page, "await start('L10')"))
+    expect(start).to_contain_text("Your engine: ember/nudge.py")
+    marks = kernel_marks(page)
+    assert "kernel: initGlobals" in marks and "kernel: snapshot restored" not in marks, marks

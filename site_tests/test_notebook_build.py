@@ -80,3 +80,23 @@ def test_the_apps_pages_load_the_courses_script_first_and_jupyterlite_waits_for_
         script, start = html.index('src="../ember-notebook.js'), html.index("await import(")
         assert script < html.index("<title>") and script < html.index("await window.emberNotebookReady;") < start
     assert not list((APP / "build").glob("fa-*.ttf")) and list((APP / "build").glob("fa-*.woff2"))
+
+
+def test_the_kernel_starts_from_the_builds_snapshot_of_its_python() -> None:
+    """The kernel's settings name the snapshot (its exact size), both of its workers carry the start hooks and
+    their phase marks, and the snapshot is one of this Pyodide's (its header's magic number)."""
+    options = config()["litePluginSettings"][KERNEL]["loadPyodideOptions"]
+    snapshot = APP / options["emberSnapshotURL"].removeprefix("./")
+    assert snapshot.name.startswith("python-") and snapshot.suffix == ".snapshot"  # named by its hash
+    assert hashlib.sha256(snapshot.read_bytes()).hexdigest()[:12] == snapshot.stem.removeprefix("python-")
+    assert snapshot.stat().st_size == options["emberSnapshotBytes"]
+    assert int.from_bytes(snapshot.read_bytes()[:4], "little") == 1886286592  # Pyodide's snapshot magic number
+    assert options["emberFirst"] == ["ember-course"]
+    workers = sorted((APP / "extensions/@jupyterlite/pyodide-kernel-extension/static").glob("*.worker.*.js"))
+    assert len(workers) == 2
+    for worker in workers:
+        text = worker.read_text()
+        assert text.startswith("// Prepended to JupyterLite's Pyodide kernel worker")
+        for hook in ("self.__emberKernel.boot(", 'before("execute")', "self.__emberKernel.after(", 'before("complete")',
+                     'before("inspect")', 'performance.mark("kernel: initKernel")'):
+            assert text.count(hook) == 1, (worker.name, hook)
