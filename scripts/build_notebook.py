@@ -49,7 +49,7 @@ DOIT_CACHE = ".jupyterlite.doit.db"
 KERNEL_STATIC = Path("extensions/@jupyterlite/pyodide-kernel-extension/static")  # inside the built app
 # The kernel's worker starts in these steps (both of its builds: with and without shared memory), each awaited in turn.
 KERNEL_STEPS = ("initRuntime", "initFilesystem", "initPackageManager", "initKernel", "initGlobals")
-SNAPSHOT = "kernel/python.snapshot"  # in the app (named by its hash there): the kernel's Python with IPython imported
+SNAPSHOT = "kernel/python.snapshot"  # gzipped, in the app (named by its hash there): its Python with IPython imported
 SNAPSHOT_MAKER = ROOT / "web" / "notebook" / "kernel-snapshot.mjs"
 KERNEL_START = ROOT / "web" / "notebook" / "kernel-start.js"  # prepended to the kernel's workers
 FIRST_FILES = [COURSE_WHEEL]  # wheels whose files go in before the first cell (the others after it)
@@ -230,9 +230,10 @@ def start_from_snapshot(site: Path, app: Path) -> None:
     run("node", str(SNAPSHOT_MAKER), str(site / "assets/gen/pyodide") + "/", str(site / "assets/gen" / STDLIB),
         str(app / WHEELS / LOCK), str(made))
     # Named by its hash: a browser's cached copy of another build's snapshot (another course) is never taken for it.
-    snapshot = made.with_name(f"{made.stem}-{hashlib.sha256(made.read_bytes()).hexdigest()[:12]}{made.suffix}")
-    for suffix in ("", ".br", ".gz"):
-        made.with_name(made.name + suffix).rename(snapshot.with_name(snapshot.name + suffix))
+    zipped = made.read_bytes()
+    snapshot = made.with_name(f"{made.stem}-{hashlib.sha256(zipped).hexdigest()[:12]}{made.suffix}")
+    made.rename(snapshot)
+    unzipped_size = int.from_bytes(zipped[-4:], "little")  # gzip's last field: the size unzipped (under 4 GiB)
     helper = KERNEL_START.read_text(encoding="utf-8")
     for worker in sorted((app / KERNEL_STATIC).glob("*.worker.*.js")):
         text = worker.read_text(encoding="utf-8")
@@ -245,6 +246,6 @@ def start_from_snapshot(site: Path, app: Path) -> None:
     config = json.loads(config_file.read_text())
     options = config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]["loadPyodideOptions"]
     options.update(emberSnapshotURL=f"./{snapshot.relative_to(app).as_posix()}",
-                   emberSnapshotBytes=snapshot.stat().st_size, emberFirst=FIRST_FILES)
+                   emberSnapshotBytes=unzipped_size, emberFirst=FIRST_FILES)
     config_file.write_text(json.dumps(config, indent=2) + "\n")
 

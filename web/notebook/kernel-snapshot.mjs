@@ -9,7 +9,7 @@
 // files again (the course's at once, the others after the first cell), and the few JavaScript functions
 // Python holds are written down by name here and found again there (serializeHeld / kernel-start.js).
 import { readFileSync, writeFileSync } from "node:fs";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { gzipSync } from "node:zlib";
 
 import { loadPyodide } from "pyodide";
 
@@ -58,12 +58,10 @@ function serializeHeld(/** @type {unknown} */ held) {
 }
 
 const bytes = pyodide.makeMemorySnapshot({ serializer: serializeHeld });
-writeFileSync(outPath, bytes);
-// Its precompressed copies, here rather than by web/compress.mjs: Brotli's best quality would take minutes on
-// 50 MB, and every build makes a new snapshot. Quality 5 keeps most of the gain.
-const br = brotliCompressSync(bytes, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } });
-writeFileSync(`${outPath}.br`, br);
-writeFileSync(`${outPath}.gz`, gzipSync(bytes, { level: 6 }));
+// Gzipped here (not by web/compress.mjs, whose copies a host may ignore): 54 MB of memory goes as about 16 MB from
+// any host, and the kernel's worker unzips it as it arrives (web/notebook/kernel-start.js).
+const zipped = gzipSync(bytes, { level: 9 });
+writeFileSync(outPath, zipped);
 console.log(
-  `  kernel snapshot: ${(bytes.byteLength / 1e6).toFixed(1)} MB, ${(br.byteLength / 1e6).toFixed(1)} MB as Brotli`,
+  `  kernel snapshot: ${(bytes.byteLength / 1e6).toFixed(1)} MB, ${(zipped.byteLength / 1e6).toFixed(1)} MB gzipped`,
 );

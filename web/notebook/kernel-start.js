@@ -22,7 +22,32 @@
   };
 
   /**
-   * Fill ``target`` with the file at ``url``, as it arrives; fails unless the file is exactly its size.
+   * The bytes of a gzipped stream, unzipped as they arrive (web/notebook/kernel-snapshot.mjs gzips the snapshot);
+   * a host that sent it with its own gzip encoding has had the browser unzip it already: taken as it comes.
+   *
+   * @param {ReadableStream<Uint8Array>} body
+   * @returns {Promise<ReadableStream<Uint8Array>>}
+   */
+  const unzipping = async (body) => {
+    const reader = body.getReader();
+    const first = await reader.read();
+    const again = new ReadableStream({
+      start(controller) {
+        if (first.done) controller.close();
+        else controller.enqueue(first.value);
+      },
+      async pull(controller) {
+        const next = await reader.read();
+        if (next.done) controller.close();
+        else controller.enqueue(next.value);
+      },
+    });
+    const zipped = !first.done && first.value[0] === 0x1f && first.value[1] === 0x8b;
+    return zipped ? again.pipeThrough(new DecompressionStream("gzip")) : again;
+  };
+
+  /**
+   * Fill ``target`` with the file at ``url``, unzipped, as it arrives; fails unless it is exactly its size.
    *
    * @param {Uint8Array} target
    * @param {string} url
@@ -30,7 +55,7 @@
   const fill = async (target, url) => {
     const response = await fetch(url);
     if (!response.ok || !response.body) throw new Error(`the snapshot did not come (HTTP ${response.status})`);
-    const reader = response.body.getReader();
+    const reader = (await unzipping(response.body)).getReader();
     let at = 0;
     for (let read = await reader.read(); !read.done; read = await reader.read()) {
       if (at + read.value.byteLength > target.byteLength) throw new Error("the snapshot is larger than expected");
