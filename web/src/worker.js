@@ -116,6 +116,21 @@ async function boot(snapshot, id, buffers) {
   let start = "fresh";
   let fallback = null;
   let snapshotBytes = null;
+  /**
+   * Start from a snapshot (a promise of its bytes); answer whether Python started. A failure is noted as the
+   * fallback's reason and leaves Python to a normal start, but the network's fault ends the boot.
+   */
+  const openFrom = async (bytes) => {
+    try {
+      await open(bytes);
+      return true;
+    } catch (error) {
+      if (error instanceof DownloadFailed) throw error; // the network's fault: the snapshot is kept
+      fallback = String(error?.message ? error.message : error).split("\n")[0];
+      pyodide = session = null;
+      return false;
+    }
+  };
   try {
     if (snapshot === "drop") {
       // The page gave up on a start from the stored snapshot (it did not finish): forget it.
@@ -132,59 +147,43 @@ async function boot(snapshot, id, buffers) {
         mark("snapshot read");
         return read;
       });
-      try {
-        await open(bytes);
-        start = "snapshot";
-      } catch (error) {
-        if (error instanceof DownloadFailed) throw error; // the network's fault: the snapshot is kept
-        fallback = String(error?.message ? error.message : error).split("\n")[0];
-        pyodide = session = null;
-        await dropSnapshot().catch(() => null);
-      }
+      if (await openFrom(bytes)) start = "snapshot";
+      else await dropSnapshot().catch(() => null);
     }
-    if (!pyodide && ["use", "none", "off"].includes(snapshot)) {
-      const built = (await manifest).snapshot; // a first start here: from the build's snapshot
-      if (built) {
-        restoring = false; // downloaded, not a saved copy (unless the files' way says so)
-        meter.expect(built.path, built.size);
-        const bytes = download(built.path).then((zipped) => {
-          mark("snapshot downloaded");
-          tell({ phase: "restoring" }); // the page watches that this start finishes, from now on
-          return unzipped(zipped);
-        });
-        bytes.catch(() => null); // Pyodide gets the failure; nothing else waits for it
-        try {
-          await open(bytes);
-          start = "built";
-        } catch (error) {
-          if (error instanceof DownloadFailed) throw error;
-          fallback = String(error?.message ? error.message : error).split("\n")[0];
-          pyodide = session = null;
-        }
-      }
+    // Python's memory with the course imported, made by the build ("drop" and "fresh" start normally at once).
+    const built = ["use", "none", "off", "make"].includes(snapshot) ? (await manifest).snapshot : null;
+    if (!pyodide && built && snapshot !== "make") {
+      // A first start here: from the build's snapshot.
+      restoring = false; // downloaded, not a saved copy (unless the files' way says so)
+      meter.expect(built.path, built.size);
+      const bytes = download(built.path).then((zipped) => {
+        mark("snapshot downloaded");
+        tell({ phase: "restoring" }); // the page watches that this start finishes, from now on
+        return unzipped(zipped);
+      });
+      bytes.catch(() => null); // Pyodide gets the failure; nothing else waits for it
+      if (await openFrom(bytes)) start = "built";
     }
-    const built = snapshot === "make" ? (await manifest).snapshot : null;
-    const bytes = built
-      ? await download(built.path)
-          .then(unzipped)
-          .catch(() => null)
-      : null;
-    if (bytes) {
-      // The build made one: store its bytes, without starting Python here (a damaged download: made here instead).
-      await writeSnapshot(keyOf(await manifest), bytes);
-      mark("snapshot stored");
-      snapshotBytes = bytes.byteLength;
-      start = "built";
-    } else if (!pyodide) {
+    // To store: the build's bytes, without starting Python here; a damaged download, one made here instead.
+    let made =
+      snapshot === "make" && built
+        ? await download(built.path)
+            .then(unzipped)
+            .catch(() => null)
+        : null;
+    if (made) start = "built";
+    else if (!pyodide) {
       restoring = false;
       await open(null);
     }
-    if (snapshot === "make" && pyodide) {
-      const bytes = pyodide.makeMemorySnapshot();
-      mark("snapshot made");
-      await writeSnapshot(keyOf(await manifest), bytes);
+    if (snapshot === "make") {
+      if (!made) {
+        made = pyodide.makeMemorySnapshot();
+        mark("snapshot made");
+      }
+      await writeSnapshot(keyOf(await manifest), made);
       mark("snapshot stored");
-      snapshotBytes = bytes.byteLength;
+      snapshotBytes = made.byteLength;
     }
   } finally {
     meter.stop();
