@@ -7,7 +7,7 @@ import json
 import re
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, Locator, Page, expect
 
 from labs.course.datasets import names_text
 from labs.course.model import load_course
@@ -433,6 +433,16 @@ def kernel_marks(notebook: Page) -> list[str]:
     return workers[-1].evaluate("performance.getEntriesByType('mark').map((mark) => mark.name)")
 
 
+def started_straight(page: Page, base_url: str) -> tuple[Locator, list[str]]:
+    """Open lesson 10's notebook straight (no lesson page before it), run its start cell once the kernel is idle;
+    answer the cell's output and the kernel worker's phase marks."""
+    page.add_locator_handler(page.locator(".jp-Dialog", has_text="Select Kernel"), pick_the_python_kernel)
+    page.goto(base_url + "notebook/notebooks/index.html?path=L10.ipynb")
+    kernel_idle(page)
+    start = run_notebook_cell(page, code_cell(page, "await start('L10')"))
+    return start, kernel_marks(page)
+
+
 @pytest.mark.long
 @pytest.mark.fresh_profile  # JupyterLite's drive needs its service worker, which the shared profile blocks
 def test_the_kernel_starts_from_its_snapshot_then_imports_completes_and_reads_input(page: Page,
@@ -440,12 +450,8 @@ def test_the_kernel_starts_from_its_snapshot_then_imports_completes_and_reads_in
     """The kernel starts from the build's memory snapshot of its Python; once the first cell has run, the wheels'
     files are in (a module nothing imported yet imports, the editor's completion answers), and input() reads what
     the learner types."""
-    page.add_locator_handler(page.locator(".jp-Dialog", has_text="Select Kernel"), pick_the_python_kernel)
-    page.goto(base_url + "notebook/notebooks/index.html?path=L10.ipynb")
-    kernel_idle(page)
-    start = run_notebook_cell(page, code_cell(page, "await start('L10')"))
+    start, marks = started_straight(page, base_url)
     expect(start).to_contain_text("L10 · The order of blame")
-    marks = kernel_marks(page)
     assert "kernel: snapshot restored" in marks, marks  # not the long start, whose marks lack it
 
     cell = code_cell(page, SCRATCH_LINE)
@@ -491,10 +497,6 @@ def test_without_its_snapshot_the_kernel_starts_the_long_way(page: Page, context
                                                              base_url: str) -> None:
     """A snapshot that does not come (a host that fails to send it) costs time, not the notebook."""
     context.route("**/notebook/kernel/*.snapshot", lambda route: route.fulfill(status=503, body="busy"))
-    page.add_locator_handler(page.locator(".jp-Dialog", has_text="Select Kernel"), pick_the_python_kernel)
-    page.goto(base_url + "notebook/notebooks/index.html?path=L10.ipynb")
-    kernel_idle(page)
-    start = run_notebook_cell(page, code_cell(page, "await start('L10')"))
+    start, marks = started_straight(page, base_url)
     expect(start).to_contain_text("Your engine: ember/nudge.py")
-    marks = kernel_marks(page)
     assert "kernel: initGlobals" in marks and "kernel: snapshot restored" not in marks, marks
