@@ -94,7 +94,7 @@ def test_a_damaged_builds_snapshot_gives_a_normal_start_that_says_why(fresh_page
     page.goto(base_url + LESSON_10)
     wait_for_lab(page)
     start, why = python_start(page)
-    assert start == "fallback" and why, (start, why)
+    assert start == "fallback" and why == "the course's snapshot is damaged: it could not be unzipped", (start, why)
     replace_cell_code(page, 0, "print(6 * 7)")
     expect(run_cell(page, 0)).to_contain_text("42", timeout=RUN_MS)  # a Python that works
     # The background worker finds the same damage and makes a snapshot by a normal start; a reload starts from it.
