@@ -35,7 +35,8 @@ fi
 # The linters, then PyTorch and the CPython tests, run while the site builds; their output comes after it.
 { echo "== ruff" && .venv/bin/ruff check . &&
   echo "== biome (the page code's linter and formatter)" && node_modules/.bin/biome ci web &&
-  echo "== tsc (the page code's types, from its JSDoc)" && node_modules/.bin/tsc --noEmit -p web/jsconfig.json
+  echo "== tsc (the page code's types, from its JSDoc)" && node_modules/.bin/tsc --noEmit -p web/jsconfig.json &&
+  echo "== node --test (the page code's unit tests, web/test/)" && node --test web/test/
 } > "$logs/lint" 2>&1 &
 lint=$!
 if [ "$#" -eq 0 ]; then
@@ -56,7 +57,7 @@ browsers=$!
 # tools that build it are those of the last build this command made: a clean clone always builds.
 site_inputs() {
   git rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 0
-  { git ls-files -z -co --exclude-standard -- . ':!:tests' ':!:site_tests' ':!:bench' |
+  { git ls-files -z -co --exclude-standard -- . ':!:tests' ':!:site_tests' ':!:bench' ':!:web/test' |
       { xargs -0 -r sha256sum 2>/dev/null || true; }
     echo "${EMBER_SITE_URL:-}"; node --version; .venv/bin/python --version; } | sha256sum | cut -c1-16
 }

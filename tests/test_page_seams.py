@@ -1,26 +1,20 @@
 """Facts the page's JavaScript shares with the course's Python, each written once on each side and held together
 here: the kinds of problem and the fields of an earlier lesson's fault (labs/checking/problems.py and earlier.py,
 web/src/protocol.js), the verdict words before a question's feedback (labs/course/questions.py, web/src/quiz.js)
-and how an id names its lesson (labs/course/gaps.py, web/src/ids.js)."""
+and how an id names its lesson (labs/course/gaps.py, web/src/ids.js: held together by web/test/ids.test.mjs, run by
+node)."""
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
-
 from labs.checking.problems import KINDS
-from labs.course.gaps import lesson_of
 from labs.course.model import load_course
 from labs.course.questions import FALLBACK_SEED, answer_view
 
 ROOT = Path(__file__).resolve().parent.parent
 WEB = ROOT / "web" / "src"
-NODE = shutil.which("node")
 
 
 def frozen_object(module: str, name: str) -> dict[str, str]:
@@ -48,24 +42,6 @@ def test_the_page_and_the_notebook_open_a_verdict_with_the_same_words() -> None:
         said = answer_view(question, key, FALLBACK_SEED, option.text).text
         lead = words["RIGHT"] if option.id == question.answer else words["WRONG"]
         assert said.startswith(f"{lead} {option.feedback}"), (option.id, said)
-
-
-@pytest.mark.skipif(NODE is None, reason="node is not installed")
-def test_the_page_reads_the_lesson_of_every_id_as_python_does() -> None:
-    course = load_course()
-    ids = [*course.gaps, *course.lessons]
-    for lesson in course.lessons.values():
-        ids += [claim.key for claim in lesson.claims] + [f"{lesson.id}.{q.id}" for q in lesson.questions]
-    script = ('import { lessonOf, splitId } from "./web/src/ids.js"; let input = ""; '
-              "for await (const chunk of process.stdin) input += chunk; const ids = JSON.parse(input); "
-              "console.log(JSON.stringify(ids.map((id) => [lessonOf(id), splitId(id)])));")
-    result = subprocess.run([NODE, "--input-type=module", "-e", script], input=json.dumps(ids), text=True,
-                            capture_output=True, cwd=ROOT, check=True)
-    read = json.loads(result.stdout)
-    assert len(read) == len(ids) > 100
-    for id_, (lesson, parts) in zip(ids, read):
-        assert lesson == lesson_of(id_), id_
-        assert parts == list(id_.partition(".")[::2]), id_
 
 
 def test_the_page_reads_the_fields_of_an_earlier_fault_python_sends() -> None:

@@ -6,8 +6,6 @@ from __future__ import annotations
 import html
 import itertools
 import json
-import shutil
-import subprocess
 from collections import Counter
 from pathlib import Path
 
@@ -19,7 +17,6 @@ from labs.course.questions import (
     FALLBACK_SEED,
     answer_view,
     ask_view,
-    is_seed,
     option_order,
     rank,
     reveal_view,
@@ -33,7 +30,6 @@ COURSE = load_course()
 PAGES = lesson_pages()
 QUESTIONS = [(f"{lesson.id}.{q.id}", q) for lesson in COURSE.lessons.values() for q in lesson.questions]
 SEEDS = ["0123456789abcdef", "fedcba9876543210", "5eed5eed5eed5eed", "a1b2c3d4", FALLBACK_SEED]
-NODE = shutil.which("node")
 
 
 def ids(question: Question) -> list[str]:
@@ -92,85 +88,8 @@ def test_the_hash_is_fnv_1a_then_murmurs_finaliser() -> None:
     assert rank("é") != rank("e")  # UTF-8 bytes, not code points cut to one byte
 
 
-CASES = [(seed, key, ids(q)) for seed in SEEDS for key, q in QUESTIONS] + [
-    ("0123456789abcdef", "L99.ünïcode", ["α", "β", "γ", "δ"]),
-    ("0123456789abcdef", "L99.tie", ["same", "same"]),  # equal ranks keep the course's order
-]
-
-
-def run_node(script: str, data: object) -> object:
-    """Run an ES module script with node; it reads JSON from stdin and prints JSON."""
-    result = subprocess.run([NODE, "--input-type=module", "-e", script], input=json.dumps(data), text=True,
-                            capture_output=True, cwd=ROOT, check=True)
-    return json.loads(result.stdout)
-
-
-READ_STDIN = 'let input = ""; for await (const chunk of process.stdin) input += chunk; const data = JSON.parse(input);'
-
-
-@pytest.mark.skipif(NODE is None, reason="node is not installed")
-def test_the_page_orders_options_exactly_as_python_does() -> None:
-    script = (f'import {{ optionOrder, rank }} from "./web/src/order.js"; {READ_STDIN} '
-              "console.log(JSON.stringify({ orders: data.cases.map(([s, k, i]) => optionOrder(s, k, i)), "
-              "ranks: data.texts.map(rank) }));")
-    texts = ["", "a", "é", "0123456789abcdef:L10.bfs:four"]
-    answer = run_node(script, {"cases": CASES, "texts": texts})
-    assert answer["orders"] == [option_order(*case) for case in CASES]
-    assert answer["ranks"] == [rank(text) for text in texts]
-
-
-@pytest.mark.skipif(NODE is None, reason="node is not installed")
-def test_the_pages_seeds_are_seeds_to_python_too() -> None:
-    script = (f'import {{ newSeed, SEED_PATTERN, FALLBACK_SEED }} from "./web/src/order.js"; {READ_STDIN} '
-              "console.log(JSON.stringify({ seeds: [newSeed(), newSeed()], fallback: FALLBACK_SEED, "
-              "pattern: data.map((s) => SEED_PATTERN.test(s)) }));")
-    samples = ["0123456789abcdef", "ABCDEF01", "1234567", "12345678", "0x12345678", "", "zzzzzzzz", "a" * 64, "a" * 65]
-    answer = run_node(script, samples)
-    assert all(is_seed(seed) for seed in answer["seeds"]) and answer["seeds"][0] != answer["seeds"][1]
-    assert answer["fallback"] == FALLBACK_SEED
-    assert answer["pattern"] == [is_seed(sample) for sample in samples]
-
-
-# --- the saved answers, as the page reads them ------------------------------------------------------
-
-
-STORAGE = f'import * as storage from "./web/src/storage.js"; {READ_STDIN}'
-
-
-@pytest.mark.skipif(NODE is None, reason="node is not installed")
-def test_a_state_saved_before_seeds_reads_unchanged_and_a_damaged_seed_is_unreadable() -> None:
-    old = {"pieces": {"L10.backward": {"code": "x", "saved": 1, "version": "abc", "exact": True}},
-           "answers": {"L10.bfs": {"option": "twentyeight", "correct": False, "everCorrect": False},
-                       "L10.safe_order": {"option": "cdexw", "correct": True, "everCorrect": True}},
-           "progress": {"L10": {"passed": 1, "total": 5, "done": False, "at": 2}}, "last": "L10"}
-    raws = [json.dumps(old), json.dumps({**old, "seed": "0123456789abcdef"}),
-            json.dumps({**old, "seed": 12345}), json.dumps({**old, "seed": "not a seed!"}),
-            json.dumps({**old, "answers": {"L10.bfs": {"option": "four", "correct": True, "tried": "four"}}})]
-    script = STORAGE + "console.log(JSON.stringify(data.map((raw) => storage.validate(raw))));"
-    answers = run_node(script, raws)
-    assert answers[0] == {"state": {**old, "seed": None}, "unreadable": []}
-    assert answers[1] == {"state": {**old, "seed": "0123456789abcdef"}, "unreadable": []}
-    for damaged in answers[2:4]:
-        assert damaged == {"state": {**old, "seed": None}, "unreadable": ['"seed" is not a learner seed']}
-    assert answers[4]["unreadable"] == ['answers entry "L10.bfs"']
-
-
-@pytest.mark.skipif(NODE is None, reason="node is not installed")
-def test_a_saved_answer_of_either_format_says_where_the_learner_is() -> None:
-    entries = [
-        None,
-        {"option": "four", "correct": True},  # the oldest format
-        {"option": "twentyeight", "correct": False, "everCorrect": True},  # right once, then another pick
-        {"option": "twentyeight", "correct": False, "everCorrect": False},  # the current release's wrong pick
-        {"option": "thirtytwo", "correct": False, "everCorrect": False, "tried": ["twentyeight", "thirtytwo"]},
-        {"option": "four", "correct": True, "everCorrect": False, "tried": ["thirtytwo"], "revealed": True},
-        {"option": "four", "correct": True, "everCorrect": True, "tried": ["thirtytwo"], "revealed": False},
-    ]
-    script = STORAGE + ("console.log(JSON.stringify(data.map((e) => "
-                        "[storage.questionStatus(e), storage.triedOptions(e)])));")
-    assert run_node(script, entries) == [
-        ["new", []], ["right", []], ["right", ["twentyeight"]], ["tried", ["twentyeight"]],
-        ["tried", ["twentyeight", "thirtytwo"]], ["revealed", ["thirtytwo"]], ["right", ["thirtytwo"]]]
+# The page's JavaScript orders options and reads saved answers as this: web/test/order.test.mjs and
+# web/test/saved-answers.test.mjs, run by node, hold it to labs/course/questions.py.
 
 
 # --- the notebook's questions -------------------------------------------------------------------------

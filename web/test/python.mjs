@@ -1,0 +1,32 @@
+// @ts-check
+// What the course's Python answers (web/test/python_side.py), for the tests that hold the page to it.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const VENV = fileURLToPath(new URL("../../.venv/bin/python", import.meta.url));
+
+/**
+ * @typedef {{
+ *   ids: { id: string, lesson: string, parts: [string, string] }[],
+ *   orders: { seed: string, key: string, ids: string[], order: string[] }[],
+ *   ranks: { text: string, rank: number }[],
+ *   seeds: { pattern: string, fallback: string, samples: { text: string, isSeed: boolean }[] },
+ * }} PythonFacts
+ */
+
+/**
+ * Run the Python side once (the project's .venv, else EMBER_PYTHON or python3) and answer what it printed.
+ *
+ * @returns {PythonFacts}
+ */
+export function pythonFacts() {
+  const python = process.env.EMBER_PYTHON ?? (existsSync(VENV) ? VENV : "python3");
+  const printed = execFileSync(python, ["web/test/python_side.py"], {
+    cwd: ROOT,
+    encoding: "utf-8",
+    env: { ...process.env, PYTHONPATH: ROOT },
+  });
+  return JSON.parse(printed);
+}
