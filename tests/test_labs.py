@@ -130,6 +130,7 @@ L10, L09 = "10-order-of-blame/lesson.toml", "09-many-paths-one-sum/lesson.toml"
     ((L10, 'answer = "four"', 'answer = "five"'), "is not one of its options"),
     ((L10, "revealed_by = ['breadth_first_backward(c)']", "revealed_by = 'breadth_first_backward(c)'"),
      "'revealed_by' must be a list"),
+    ((L09, "giveaways = ['never assign']", "giveaways = ['never assign', ' ']"), "'giveaways' must be a list"),
     ((L09, 'reopens = "L08.add_backward"', 'reopens = "L08.nothing"'), "reopens unknown gap"),
     (("scalar.py", "# --- gap L10.backward ---", "# --- gap L10.backwards ---"), "which no lesson defines"),
     ((L10, 'feedback = "Two shares of 4', 'feedback = "Right. Two shares of 4'), "starts with a verdict"),

@@ -1,7 +1,9 @@
 """The course's rules for every lesson page, each held over every lesson the course has.
 
 From ``QUESTIONS_FIRST_FROM`` on, a page opens with a question on an earlier lesson and asks for at least one
-prediction; on every page, a prediction stands above every text its lesson's data says reveals its answer.
+prediction; on every page, a prediction stands above every text its lesson's data says reveals its answer, and no
+text its data names as a giveaway stands above a question or in a heading of its page (the table of contents lists
+every heading beside the page).
 The third rule, that a cell comes after the gaps it needs, is ``tests/test_cell_order.py``'s.
 """
 
@@ -55,6 +57,29 @@ def prediction_problems(lesson: Lesson, text: str) -> list[str]:
     return problems
 
 
+def headings(text: str) -> list[str]:
+    """A page's headings, as its table of contents lists them."""
+    return re.findall(r"^#+ (.*)$", text, re.MULTILINE)
+
+
+def giveaway_problems(lesson: Lesson, text: str) -> list[str]:
+    """Each text said to give a question's answer away that stands above the question or in a heading of the page."""
+    problems = []
+    titles = " ".join(headings(text)).lower()
+    for question in lesson.questions:
+        key = f"{lesson.id}.{question.id}"
+        asked = text.find(question_fence(key))
+        if question.giveaways and asked < 0:
+            problems.append(f"{key} is not on its page")
+            continue
+        for giveaway in question.giveaways:
+            if giveaway in text[:asked]:
+                problems.append(f"{giveaway!r} stands above {key}, whose answer it gives away")
+            if giveaway.lower() in titles:
+                problems.append(f"a heading says {giveaway!r}, which gives {key}'s answer away")
+    return problems
+
+
 @pytest.mark.parametrize("lesson", QUESTIONS_FIRST)
 def test_a_page_opens_with_a_question_on_an_earlier_lesson(lesson: str) -> None:
     assert opening_problem(COURSE.lesson(lesson), PAGES[lesson].read_text()) is None
@@ -67,6 +92,26 @@ def test_a_prediction_stands_above_all_that_reveals_its_answer(lesson: str) -> N
         assert any(q.revealed_by for q in own.questions), (
             f"{lesson} asks for no prediction: no question of its lesson.toml names what reveals its answer")
     assert prediction_problems(own, PAGES[lesson].read_text()) == []
+
+
+@pytest.mark.parametrize("lesson", list(PAGES))
+def test_no_text_above_a_question_or_in_a_heading_gives_its_answer_away(lesson: str) -> None:
+    assert giveaway_problems(COURSE.lesson(lesson), PAGES[lesson].read_text()) == []
+
+
+def test_the_giveaways_are_many_and_the_rule_sees_one_above_its_question_or_in_a_heading() -> None:
+    """Lesson 16's page with a giveaway of its first prediction put above it, and one in a heading."""
+    assert sum(len(q.giveaways) for lesson in COURSE.lessons.values() for q in lesson.questions) >= 31
+    lesson = COURSE.lesson("L16")
+    question = next(q for q in lesson.questions if q.giveaways)
+    key, giveaway = f"L16.{question.id}", question.giveaways[0]
+    text = PAGES["L16"].read_text()
+    assert giveaway_problems(lesson, text) == []
+    above = text.replace(question_fence(key), f"{giveaway}\n\n{question_fence(key)}", 1)
+    assert giveaway_problems(lesson, above) == [f"{giveaway!r} stands above {key}, whose answer it gives away"]
+    heading = text + f"\n## Why {giveaway.upper()} holds\n"
+    assert giveaway_problems(lesson, heading) == [f"a heading says {giveaway!r}, which gives {key}'s answer away"]
+    assert giveaway_problems(lesson, text.replace(question_fence(key), "")) == [f"{key} is not on its page"]
 
 
 def test_the_rules_see_a_page_that_breaks_them() -> None:

@@ -161,6 +161,9 @@ class Question:
     # For a prediction: text of its page that shows the answer (a cell's code, or the prose after it), each of
     # which must stand only below the question.
     revealed_by: tuple[str, ...] = ()
+    # Text that would give its answer away: none may stand above the question on its page, nor (in any case) in a
+    # heading of the page, which the table of contents lists beside it. It need not be on the page at all.
+    giveaways: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -328,8 +331,11 @@ def _read_questions(lesson_id: str, table: dict) -> list[Question]:
         revealed_by = raw.get("revealed_by", [])
         if not isinstance(revealed_by, list) or not all(isinstance(t, str) and t.strip() for t in revealed_by):
             raise CourseError(f"{where}: 'revealed_by' must be a list of non-empty texts of its page")
+        giveaways = raw.get("giveaways", [])
+        if not isinstance(giveaways, list) or not all(isinstance(t, str) and t.strip() for t in giveaways):
+            raise CourseError(f"{where}: 'giveaways' must be a list of non-empty texts")
         questions.append(Question(question_id, _text(raw, "prompt", where), options, answer,
-                                  _text(raw, "explain", where), tuple(revealed_by)))
+                                  _text(raw, "explain", where), tuple(revealed_by), tuple(giveaways)))
     return questions
 
 
