@@ -36,7 +36,7 @@ fi
 { echo "== ruff" && .venv/bin/ruff check . &&
   echo "== biome (the page code's linter and formatter)" && node_modules/.bin/biome ci web &&
   echo "== tsc (the page code's types, from its JSDoc)" && node_modules/.bin/tsc --noEmit -p web/jsconfig.json &&
-  echo "== node --test (the page code's unit tests, web/test/)" && node --test web/test/
+  echo "== node --test (the page code's unit tests, web/test/)" && node --test web/test/*.test.mjs
 } > "$logs/lint" 2>&1 &
 lint=$!
 if [ "$#" -eq 0 ]; then
