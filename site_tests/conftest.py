@@ -22,6 +22,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_
 from labs.frontends.session import Session
 from tests.pages_kit import learner_session
 
+from .cpu_per_test import pytest_runtest_protocol  # noqa: F401 (a hook: each test's CPU, for bench/suite.py)
 from .harness import (
     SITE,
     Server,
