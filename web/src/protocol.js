@@ -167,9 +167,20 @@ export const PROBLEM = Object.freeze({
  * One thing that went wrong (labs/checking/problems.py's Problem): the page acts on `kind`, and shows `message`.
  * @typedef {{ kind: string, message: string, gap: string | null, place: Place | null }} Problem
  *
+ * What a boot answers (worker.js's boot): how long it took and its phases, the course's and Python's versions,
+ * how Python started ("snapshot": the stored one, "built": the build's, "fresh" or "fallback", and why it fell
+ * back), and a stored snapshot's size (python is null in a worker that only stored the build's snapshot).
+ * @typedef {{
+ *   seconds: number, phases: Record<string, number>, version: string, python: string | null, start: string,
+ *   fallback: string | null, snapshotBytes: number | null,
+ * }} BootInfo
+ *
  * The answers, by kind of request (labs/frontends/session.py makes them):
  * run: the cell's output items, and its problem if it failed.
- * @typedef {{ outputs: import("./cell-output.js").OutputItem[], error: Problem | null }} RunAnswer
+ * An item of a cell's output (labs/showing/outputs.py, labs/showing/display.py): its kind, its HTML
+ * (labs/showing/render.py), the key of a live picture it replaces, and the whole of a long text that Python cut short.
+ * @typedef {{ kind: string, html?: string, key?: string, full?: string }} OutputItem
+ * @typedef {{ outputs: OutputItem[], error: Problem | null }} RunAnswer
  *
  * check: one result per claim, whether all held, a problem that stopped them, and the first earlier lesson whose own
  * claims fail on a piece this lab runs on (labs/checking/earlier.py's EarlierFault: the lesson, its title, the gap,
@@ -183,7 +194,9 @@ export const PROBLEM = Object.freeze({
  *
  * module: the learner's files as the lab starts (each file's source and where its gaps lie), the exact texts
  * Python made of older pieces, a problem, and the package's __init__.py.
- * @typedef {{ source: string, gaps: import("./editor.js").GapPlace[] }} LearnerFile
+ * Where a gap lies in a file, as Python says: its id and the lines of its opening and closing markers.
+ * @typedef {{ id: string, open_line: number, close_line: number }} GapPlace
+ * @typedef {{ source: string, gaps: GapPlace[] }} LearnerFile
  * @typedef {{
  *   files: Record<string, LearnerFile>, exact: Record<string, string>, problem: Problem | null, init: string,
  * }} ModuleAnswer
