@@ -36,6 +36,8 @@ fi
 { echo "== ruff" && .venv/bin/ruff check . &&
   echo "== biome (the page code's linter and formatter)" && node_modules/.bin/biome ci web &&
   echo "== tsc (the page code's types, from its JSDoc)" && node_modules/.bin/tsc --noEmit -p web/jsconfig.json &&
+  echo "== tsc (the worker and the service workers, with the webworker library)" &&
+  node_modules/.bin/tsc --noEmit -p web/jsconfig.worker.json &&
   echo "== node --test (the page code's unit tests, web/test/)" && node --test web/test/*.test.mjs
 } > "$logs/lint" 2>&1 &
 lint=$!

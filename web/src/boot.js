@@ -12,16 +12,40 @@ const THEME_WAIT_MS = 8000; // from navigation: on a slow network Python's downl
 const FOLLOW_TRIES = 40;
 const FOLLOW_MS = 50;
 
-if (!window.emberRuntime) {
-  // once per visit: instant navigation keeps the page, and its runtime
-  const script = document.currentScript;
-  const gen = new URL(script.dataset.gen, document.baseURI);
+/**
+ * The theme's script, held on a lesson page: `load()` puts it in (once), `done()` tells whether it has run.
+ * @typedef {{ load: () => void, done: () => boolean }} HeldTheme
+ */
+
+if (!window.emberRuntime) boot(/** @type {HTMLScriptElement} */ (document.currentScript));
+
+/**
+ * Once per visit (instant navigation keeps the page, and its runtime): make the runtime and, on a lesson page served
+ * over http, start Python; hold the search index until it is wanted; on a lesson page, hold the theme's script (the
+ * page ends with it held: #ember-theme).
+ *
+ * @param {HTMLScriptElement} script  this script's element, which says where the built files are
+ */
+function boot(script) {
+  const runtime = makeRuntime(script);
+  if (script.dataset.lesson && location.protocol !== "file:") runtime.start();
+  searchIndexOnDemand();
+  if (script.dataset.lesson) holdTheme(runtime);
+}
+
+/**
+ * The page's runtime (window.emberRuntime), its worker beside the built files, its first start's use of the stored
+ * snapshot as this visit allows.
+ *
+ * @param {HTMLScriptElement} script
+ * @returns {Runtime}
+ */
+function makeRuntime(script) {
+  const gen = new URL(/** @type {string} */ (script.dataset.gen), document.baseURI);
   const runtime = new Runtime(new URL("worker.js", gen).href);
   runtime.snapshot = firstSnapshotUse();
   window.emberRuntime = runtime;
-  if (script.dataset.lesson && location.protocol !== "file:") runtime.start();
-  searchIndexOnDemand();
-  if (script.dataset.lesson) holdTheme(runtime); // the page ends with the theme's script held (#ember-theme)
+  return runtime;
 }
 
 /**
@@ -32,9 +56,24 @@ if (!window.emberRuntime) {
  * a click on a link to another page (which the theme would follow without a reload, keeping Python), on
  * the palette's toggle or on search, and a key pressed outside a text field, wait for it and are replayed.
  * window.emberTheme settles once it ran (page.js then follows the theme's page changes).
+ *
+ * @param {Runtime} runtime
  */
 function holdTheme(runtime) {
-  let ran;
+  const theme = heldTheme();
+  loadWhenDue(runtime, theme.load);
+  holdClicks(theme);
+  holdKeys(theme);
+}
+
+/**
+ * The held theme's loader, and window.emberTheme, which settles once it ran.
+ *
+ * @returns {HeldTheme}
+ */
+function heldTheme() {
+  /** @type {() => void} */
+  let ran = () => {};
   window.emberTheme = new Promise((resolve) => {
     ran = resolve;
   });
@@ -60,6 +99,7 @@ function holdTheme(runtime) {
         return;
       }
       const theme = document.createElement("script");
+      /** @param {boolean} loaded */
       const finish = (loaded) => {
         // The theme starts on DOMContentLoaded, which has passed: it hears it once more (listeners the
         // page's own code added for it were once-only).
@@ -69,24 +109,45 @@ function holdTheme(runtime) {
       };
       theme.onload = () => finish(true);
       theme.onerror = () => finish(false);
-      theme.src = held.dataset.src;
+      theme.src = /** @type {string} */ (held.dataset.src);
       held.replaceWith(theme);
     };
     if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", go, { once: true });
     else go();
   };
+  return { load, done: () => done };
+}
+
+/**
+ * Load the theme once Python is ready or could not start, once the learner reaches for the page, or after
+ * THEME_WAIT_MS.
+ *
+ * @param {Runtime} runtime
+ * @param {() => void} load
+ */
+function loadWhenDue(runtime, load) {
   if (runtime.state !== "starting") load(); // not started: a page opened from disk
-  runtime.addEventListener("state", ({ detail }) => {
-    if (detail.state !== "starting") load();
+  runtime.addEventListener("state", (event) => {
+    if (/** @type {CustomEvent<{ state: string }>} */ (event).detail.state !== "starting") load();
   });
   setTimeout(load, Math.max(0, THEME_WAIT_MS - performance.now()));
   for (const type of ["pointerdown", "keydown", "touchstart"])
     addEventListener(type, load, { capture: true, once: true });
+}
+
+/**
+ * Until the theme has run, a click on a link to another page, on the palette's toggle or on search waits for it and
+ * is replayed. A link's click is given to the theme again until it takes it (it follows links once it has read the
+ * site's map, a moment after it runs); after FOLLOW_TRIES the browser follows it.
+ *
+ * @param {HeldTheme} theme
+ */
+function holdClicks(theme) {
   addEventListener(
     "click",
     (event) => {
       if (
-        done ||
+        theme.done() ||
         replays.has(event) ||
         event.button !== 0 ||
         event.metaKey ||
@@ -98,19 +159,19 @@ function holdTheme(runtime) {
       const target = event.target instanceof Element ? event.target : null;
       const link = target?.closest("a[href]");
       const wanted = link
-        ? leavesThePage(link)
+        ? leavesThePage(/** @type {HTMLAnchorElement} */ (link))
         : target?.closest('label[for="__search"], [data-md-component="palette"] label');
       if (!wanted) return;
       event.preventDefault();
       event.stopImmediatePropagation();
-      load();
-      window.emberTheme.then(() => (link ? follow(link, 0) : wanted.click()));
+      theme.load();
+      window.emberTheme?.then(() => (link ? follow(link, 0) : /** @type {HTMLElement} */ (wanted).click()));
     },
     { capture: true },
   );
-  // A link's click is given to the theme again until it takes it (it follows links once it has read the
-  // site's map, a moment after it runs); after FOLLOW_TRIES the browser follows it.
+  /** @type {WeakMap<Event, { link: Element, tries: number }>} */
   const replays = new WeakMap();
+  /** @type {(link: Element, tries: number) => void} */
   const follow = (link, tries) => {
     const click = new MouseEvent("click", { bubbles: true, cancelable: true, view: window, button: 0 });
     replays.set(click, { link, tries });
@@ -122,12 +183,21 @@ function holdTheme(runtime) {
     event.preventDefault();
     setTimeout(() => follow(replay.link, replay.tries + 1), FOLLOW_MS);
   });
+}
+
+/**
+ * Until the theme has run, a key pressed outside a text field is replayed once it has (its search keys among them).
+ *
+ * @param {HeldTheme} theme
+ */
+function holdKeys(theme) {
   addEventListener(
     "keydown",
     (event) => {
-      if (done || !event.isTrusted || event.target.closest?.("input, textarea, select, [contenteditable]")) return;
+      if (theme.done() || !event.isTrusted || closestOf(event.target, "input, textarea, select, [contenteditable]"))
+        return;
       const { key, code, shiftKey, altKey, metaKey, ctrlKey, repeat } = event;
-      window.emberTheme.then(() => {
+      window.emberTheme?.then(() => {
         document.dispatchEvent(
           new KeyboardEvent("keydown", {
             key,
@@ -147,7 +217,23 @@ function holdTheme(runtime) {
   );
 }
 
-/** The link goes to another page of this site in this tab: without the theme that would reload the page. */
+/**
+ * The closest element to an event's target that matches `selector`, or null (a target that is no element has none).
+ *
+ * @param {EventTarget | null} target
+ * @param {string} selector
+ * @returns {Element | null}
+ */
+function closestOf(target, selector) {
+  return target instanceof Element ? target.closest(selector) : null;
+}
+
+/**
+ * The link goes to another page of this site in this tab: without the theme that would reload the page.
+ *
+ * @param {HTMLAnchorElement} link
+ * @returns {HTMLAnchorElement | null} the link, if it does
+ */
 function leavesThePage(link) {
   const url = new URL(link.href, document.baseURI);
   if (url.origin !== location.origin || link.hasAttribute("download") || (link.target && link.target !== "_self"))
@@ -163,8 +249,11 @@ function leavesThePage(link) {
  */
 function searchIndexOnDemand() {
   const { open, send } = XMLHttpRequest.prototype;
+  /** @type {WeakSet<XMLHttpRequest>} */
   const held = new WeakSet();
-  let release;
+  /** @type {() => void} */
+  let release = () => {};
+  /** @type {Promise<void>} */
   const released = new Promise((resolve) => {
     release = resolve;
   });
@@ -173,21 +262,31 @@ function searchIndexOnDemand() {
   addEventListener(
     "pointerdown",
     (event) => {
-      if (event.target.closest?.(".md-search, [for=__search]")) release();
+      if (closestOf(event.target, ".md-search, [for=__search]")) release();
     },
     { capture: true },
   );
   addEventListener(
     "focusin",
     (event) => {
-      if (event.target.closest?.(".md-search")) release();
+      if (closestOf(event.target, ".md-search")) release();
     },
     { capture: true },
   );
+  /**
+   * @this {XMLHttpRequest}
+   * @param {string} method
+   * @param {string | URL} url
+   * @param {[boolean?, (string | null)?, (string | null)?]} rest  async, username, password
+   */
   XMLHttpRequest.prototype.open = function (method, url, ...rest) {
     if (new URL(url, document.baseURI).pathname.endsWith("/search/search_index.json")) held.add(this);
-    return open.call(this, method, url, ...rest);
+    return /** @type {(...args: unknown[]) => void} */ (open).call(this, method, url, ...rest);
   };
+  /**
+   * @this {XMLHttpRequest}
+   * @param {Document | XMLHttpRequestBodyInit | null} [body]
+   */
   XMLHttpRequest.prototype.send = function (body) {
     if (!held.has(this)) return send.call(this, body);
     released.then(() => send.call(this, body));

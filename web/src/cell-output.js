@@ -9,11 +9,7 @@
 import { el } from "./dom.js";
 import { safeFragment, safeSvg } from "./sanitize.js";
 
-/**
- * An item of a cell's output (labs/showing/outputs.py, labs/showing/display.py): its kind, its HTML (labs/showing/render.py), the key
- * of a live picture it replaces, and the whole of a long text that Python cut short.
- * @typedef {{ kind: string, html?: string, key?: string, full?: string }} OutputItem
- */
+/** An item of a cell's output: a message type, so the protocol owns it. @typedef {import("./protocol.js").OutputItem} OutputItem */
 
 /** @type {import("@viz-js/viz").Viz | null} */
 let vizInstance = null;

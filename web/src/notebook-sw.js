@@ -10,6 +10,8 @@
 // - While the kernel's Python downloads (Pyodide, the standard library, the wheels), the notebook's pages are
 //   told how far it is ({type: "notebook-download"}), for the status web/src/notebook-page.js shows.
 
+/** This worker's global scope: a service worker's (the webworker library types `self` as any worker's). */
+const sw = /** @type {ServiceWorkerGlobalScope & typeof globalThis} */ (/** @type {unknown} */ (self));
 const root = new URL("../", self.location.href); // the site's root; this file is in notebook/
 const APP = new URL("./", self.location.href).href;
 const PREFIX = `ember-offline:${root.pathname}:`; // the course's caches (web/src/sw.js)
@@ -21,7 +23,7 @@ const PYTHON_FILES = [/\/assets\/gen\/pyodide\//, /\/assets\/gen\/py\/stdlib\.zi
 const QUIET_MS = 5000; // downloads this far apart belong to different starts: count afresh
 let downloads = { bytes: 0, running: 0, told: 0, ended: 0 };
 
-self.addEventListener("fetch", (event) => {
+sw.addEventListener("fetch", (event) => {
   const { request } = event;
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== self.location.origin || request.headers.has("range")) return;
@@ -30,13 +32,22 @@ self.addEventListener("fetch", (event) => {
   event.respondWith(answer(event, request));
 });
 
-/** The requests JupyterLite's service worker answers itself (its drive, input() and heartbeat). */
+/**
+ * The requests JupyterLite's service worker answers itself (its drive, input() and heartbeat).
+ *
+ * @param {URL} url
+ */
 function jupyterLites(url) {
   const path = url.pathname;
   return path === "/api/service-worker-heartbeat" || path.includes("/api/drive") || path.includes("/api/stdin/");
 }
 
-/** The file a request stands for, as the course's cache keys it: no query, folders mean their index.html. */
+/**
+ * The file a request stands for, as the course's cache keys it: no query, folders mean their index.html.
+ *
+ * @param {string} url
+ * @returns {string}
+ */
 function key(url) {
   const clean = new URL(url);
   clean.search = "";
@@ -48,6 +59,9 @@ function key(url) {
 /**
  * A saved copy from the oldest of the course's caches whose part holds it entirely (the notebook's files only
  * from a cache that has all of them, so that one visit never mixes two versions), or null.
+ *
+ * @param {string} url
+ * @returns {Promise<Response | null>}
  */
 async function saved(url) {
   const marker = url.startsWith(APP) ? NOTEBOOK_COMPLETE : COMPLETE;
@@ -61,6 +75,13 @@ async function saved(url) {
   return null;
 }
 
+/**
+ * A saved copy, else the network's answer (whose bytes are counted when it is one of Python's downloads).
+ *
+ * @param {FetchEvent} event
+ * @param {Request} request
+ * @returns {Promise<Response>}
+ */
 async function answer(event, request) {
   const hit = await saved(key(request.url));
   if (hit) return hit;
@@ -71,14 +92,18 @@ async function answer(event, request) {
   return response;
 }
 
-/** Count a download's bytes as they arrive (on a copy: the page's response stays as the server sent it). */
+/**
+ * Count a download's bytes as they arrive (on a copy: the page's response stays as the server sent it).
+ *
+ * @param {Response} response  with a body
+ */
 async function count(response) {
   if (!downloads.running && downloads.ended && Date.now() - downloads.ended > QUIET_MS)
     downloads = { bytes: 0, running: 0, told: 0, ended: 0 };
   downloads.running += 1;
   tell();
   try {
-    const reader = response.body.getReader();
+    const reader = /** @type {ReadableStream<Uint8Array>} */ (response.body).getReader();
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
@@ -92,10 +117,11 @@ async function count(response) {
   }
 }
 
+/** Tell the notebook's pages how far Python's downloads are. */
 async function tell() {
   downloads.told = Date.now();
   const message = { type: "notebook-download", bytes: downloads.bytes, running: downloads.running };
-  for (const client of await self.clients.matchAll({ type: "window" })) client.postMessage(message);
+  for (const client of await sw.clients.matchAll({ type: "window" })) client.postMessage(message);
 }
 
 importScripts("jupyterlite-sw.js");

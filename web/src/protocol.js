@@ -167,23 +167,44 @@ export const PROBLEM = Object.freeze({
  * One thing that went wrong (labs/checking/problems.py's Problem): the page acts on `kind`, and shows `message`.
  * @typedef {{ kind: string, message: string, gap: string | null, place: Place | null }} Problem
  *
+ * What a boot answers (worker.js's boot): how long it took and its phases, the course's and Python's versions,
+ * how Python started ("snapshot": the stored one, "built": the build's, "fresh" or "fallback", and why it fell
+ * back), and a stored snapshot's size (python is null in a worker that only stored the build's snapshot).
+ * @typedef {{
+ *   seconds: number, phases: Record<string, number>, version: string, python: string | null, start: string,
+ *   fallback: string | null, snapshotBytes: number | null,
+ * }} BootInfo
+ *
  * The answers, by kind of request (labs/frontends/session.py makes them):
  * run: the cell's output items, and its problem if it failed.
- * @typedef {{ outputs: import("./cell-output.js").OutputItem[], error: Problem | null }} RunAnswer
+ * An item of a cell's output (labs/showing/outputs.py, labs/showing/display.py): its kind, its HTML
+ * (labs/showing/render.py), the key of a live picture it replaces, and the whole of a long text that Python cut short.
+ * Each kind has fields of its own (labs/showing/display.py's items), which the page does not read.
+ * @typedef {{ kind: string, html?: string, key?: string | null, full?: string, [field: string]: unknown }} OutputItem
+ * A cell's problem names the line of the cell it was reached from (null: none).
+ * @typedef {Problem & { cell_line: number | null }} CellProblem
+ * @typedef {{ outputs: OutputItem[], error: CellProblem | null }} RunAnswer
  *
- * check: one result per claim, whether all held, a problem that stopped them, and the first earlier lesson whose own
+ * check: the lesson, one result per claim (its id, name and message, the message's key when the claim itself failed, or
+ * the problem that kept it from holding), whether all held, a problem that stopped them, and the first earlier lesson whose own
  * claims fail on a piece this lab runs on (labs/checking/earlier.py's EarlierFault: the lesson, its title, the gap,
  * its file, the claim, its name, its message, and one sentence that says so).
- * @typedef {{ claim: string, passed: boolean, message: string, problem?: Problem | null }} ClaimResult
+ * @typedef {{
+ *   claim: string, name: string, passed: boolean, message: string, key: string | null, problem: Problem | null,
+ * }} ClaimResult
  * @typedef {{
  *   lesson: string, title: string, gap: string, file: string, claim: string, claim_name: string, message: string,
  *   summary: string,
  * }} EarlierFault
- * @typedef {{ results: ClaimResult[], passed: boolean, problem: Problem | null, earlier: EarlierFault | null }} CheckReport
+ * @typedef {{
+ *   lesson: string, results: ClaimResult[], passed: boolean, problem: Problem | null, earlier: EarlierFault | null,
+ * }} CheckReport
  *
- * module: the learner's files as the lab starts (each file's source and where its gaps lie), the exact texts
+ * module: the learner's files as the lab starts (each file's name, source and where its gaps lie), the exact texts
  * Python made of older pieces, a problem, and the package's __init__.py.
- * @typedef {{ source: string, gaps: import("./editor.js").GapPlace[] }} LearnerFile
+ * Where a gap lies in a file, as Python says: its id and the lines of its opening and closing markers.
+ * @typedef {{ id: string, open_line: number, close_line: number }} GapPlace
+ * @typedef {{ name: string, source: string, gaps: GapPlace[] }} LearnerFile
  * @typedef {{
  *   files: Record<string, LearnerFile>, exact: Record<string, string>, problem: Problem | null, init: string,
  * }} ModuleAnswer
@@ -191,10 +212,14 @@ export const PROBLEM = Object.freeze({
  * earlier: the finished pieces to load by gap id (null: none), and the earlier gaps the learner wrote.
  *   (own: the earlier gaps whose code the learner wrote and which differs from the finished piece, in lesson order;
  *   matching: how many earlier gaps the learner wrote as the finished piece is)
- * @typedef {{ changes: Record<string, string | null>, own: string[], matching?: number }} EarlierAnswer
+ * @typedef {{ changes: Record<string, string | null>, own: string[], matching: number }} EarlierAnswer
  *
  * edits: what the notebook changed, gap by gap, and the files it could not read, with why.
  * @typedef {{ changed: Record<string, { before: string, now: string }>, broken: Record<string, string> }} EditsAnswer
+ *
+ * save_work: the work file's name and its bytes (base64), with notes on what it could not keep; or why it could not
+ * be made.
+ * @typedef {{ name: string, data: string, notes: string[] } | { error: string }} SaveWorkAnswer
  */
 
 /**

@@ -15,14 +15,7 @@ const SNAPSHOT_BOOT_MS = 20000; // a start from the stored snapshot takes a seco
  * @typedef {import("./protocol.js").Problem} Problem
  * @typedef {import("./cell-output.js").OutputItem} OutputItem
  * @typedef {import("./storage.js").Work} Work
- *
- * What a boot answers (worker.js's boot): how long it took and its phases, the course's and Python's versions,
- * how Python started ("snapshot": the stored one, "built": the build's, "fresh" or "fallback", and why it fell
- * back), and a stored snapshot's size (python is null in a worker that only stored the build's snapshot).
- * @typedef {{
- *   seconds: number, phases: Record<string, number>, version: string, python: string | null, start: string,
- *   fallback: string | null, snapshotBytes: number | null,
- * }} BootInfo
+ * @typedef {import("./protocol.js").BootInfo} BootInfo
  *
  * A request waiting for its answer, with what to do with its progress and its input() prompts.
  * @typedef {{

@@ -14,7 +14,20 @@
 //
 // OFFLINE_VERSION is set by the build (web/build-sw.mjs): a new course makes a new sw.js.
 /* global OFFLINE_VERSION */
+// Type-checked by web/jsconfig.worker.json (the webworker library; OFFLINE_VERSION is declared in web/worker-env.d.ts).
 
+/**
+ * A file of offline.json's listing: its path from the site's root, its size in bytes and its content hash.
+ * @typedef {{ path: string, size: number, hash: string }} Listed
+ * @typedef {{ version: string, files: Listed[], notebook?: Listed[] }} Listing
+ * What the service worker tells the pages: where its offline copy is.
+ * @typedef {{ type: "offline-status", version: string, complete: boolean, notebook: NotebookPart, filling: boolean,
+ *   done: number, total: number }} Status
+ * @typedef {"saved" | "wanted" | ""} NotebookPart
+ */
+
+/** This worker's global scope: a service worker's (the webworker library types `self` as any worker's). */
+const sw = /** @type {ServiceWorkerGlobalScope & typeof globalThis} */ (/** @type {unknown} */ (self));
 const VERSION = OFFLINE_VERSION;
 const root = new URL("./", self.location.href);
 const NOTEBOOK = new URL("notebook/", root).href; // the notebook app: its own service worker answers its pages
@@ -32,27 +45,28 @@ const ISOLATION = {
   "Cross-Origin-Resource-Policy": "same-origin",
 };
 
+/** @type {Promise<void> | null} */
 let filling = null; // the running fill, shared by every page that asks
 let progress = { done: 0, total: 0 };
 
-self.addEventListener("install", (event) => {
+sw.addEventListener("install", (event) => {
   // A first install waits for the page to ask (it does so once Python is idle); an update fills
   // its cache now, from the older cache where files did not change, before it may take over.
   event.waitUntil(olderCaches().then((older) => (older.length ? wantNotebook(false).then(fill) : null)));
 });
 
-self.addEventListener("activate", (event) => {
+sw.addEventListener("activate", (event) => {
   event.waitUntil(
     (async () => {
       for (const name of await olderCaches()) await caches.delete(name);
-      await self.clients.claim();
+      await sw.clients.claim();
     })(),
   );
 });
 
-self.addEventListener("message", (event) => {
+sw.addEventListener("message", (event) => {
   const { type } = event.data || {};
-  if (type === "status") event.waitUntil(status().then((answer) => event.source.postMessage(answer)));
+  if (type === "status") event.waitUntil(status().then((answer) => event.source?.postMessage(answer)));
   // A fill already under way may have begun before the notebook was wanted: a second one saves what it left.
   else if (type === "fill")
     event.waitUntil(
@@ -61,17 +75,22 @@ self.addEventListener("message", (event) => {
         .then(fill)
         .catch(() => null),
     );
-  else if (type === "activate") self.skipWaiting();
+  else if (type === "activate") sw.skipWaiting();
 });
 
-self.addEventListener("fetch", (event) => {
+sw.addEventListener("fetch", (event) => {
   const { request } = event;
   if (request.method !== "GET" || !request.url.startsWith(root.href) || request.url.startsWith(NOTEBOOK)) return;
   if (request.headers.has("range")) return;
   event.respondWith(answer(request));
 });
 
-/** The file a request stands for, as stored in the cache: folders mean their index.html. */
+/**
+ * The file a request stands for, as stored in the cache: folders mean their index.html.
+ *
+ * @param {string} url
+ * @returns {string}
+ */
 function key(url) {
   const clean = new URL(url);
   clean.search = "";
@@ -80,6 +99,12 @@ function key(url) {
   return clean.href;
 }
 
+/**
+ * A request's answer: the saved copy, else the network's (isolated), else the saved 404 page for a page.
+ *
+ * @param {Request} request
+ * @returns {Promise<Response>}
+ */
 async function answer(request) {
   const cache = await caches.open(CACHE);
   const hit = await cache.match(key(request.url));
@@ -95,7 +120,13 @@ async function answer(request) {
   }
 }
 
-/** The response with the isolation headers added where the host did not send them. */
+/**
+ * The response with the isolation headers added where the host did not send them.
+ *
+ * @param {Response} response
+ * @param {number} [status]
+ * @returns {Response}
+ */
 function isolated(response, status = response.status) {
   if (response.type === "opaque" || response.type === "opaqueredirect" || response.status === 0) return response;
   if (response.headers.get("Cross-Origin-Embedder-Policy") && status === response.status) return response;
@@ -112,6 +143,10 @@ function isolated(response, status = response.status) {
  * its own (SAVED), so that the page does not call it a download: not every browser's resource timing tells. Other
  * answers (pages, scripts, styles, and the wasm file, which the browser's compiled-code cache keys on) stay as
  * they are.
+ *
+ * @param {Request} request
+ * @param {Response} response
+ * @returns {Response}
  */
 function savedCopy(request, response) {
   if (request.destination !== "" || new URL(request.url).pathname.endsWith(".wasm") || response.status !== 200)
@@ -121,10 +156,12 @@ function savedCopy(request, response) {
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
+/** @returns {Promise<string[]>} the names of older versions' caches of this course */
 async function olderCaches() {
   return (await caches.keys()).filter((name) => name.startsWith(PREFIX) && name !== CACHE);
 }
 
+/** @returns {Promise<Status>} */
 async function status() {
   const cache = await caches.open(CACHE);
   const complete = Boolean(await cache.match(new URL(COMPLETE, root).href));
@@ -132,14 +169,23 @@ async function status() {
   return { type: "offline-status", version: VERSION, complete, notebook, filling: Boolean(filling), ...progress };
 }
 
-/** The notebook's part of a cache: "saved", "wanted" (not all saved yet) or "" (never asked for). */
+/**
+ * The notebook's part of a cache: "saved", "wanted" (not all saved yet) or "" (never asked for).
+ *
+ * @param {Cache} cache
+ * @returns {Promise<NotebookPart>}
+ */
 async function notebookState(cache) {
   if (await cache.match(new URL(NOTEBOOK_COMPLETE, root).href)) return "saved";
   return (await cache.match(new URL(NOTEBOOK_WANTED, root).href)) ? "wanted" : "";
 }
 
-/** Note in this version's cache that the notebook is to be saved, when a page asks for it or an older version
- * had it; the older version's note carries over on an update. */
+/**
+ * Note in this version's cache that the notebook is to be saved, when a page asks for it or an older version
+ * had it; the older version's note carries over on an update.
+ *
+ * @param {unknown} asked
+ */
 async function wantNotebook(asked) {
   const cache = await caches.open(CACHE);
   let wanted = Boolean(asked);
@@ -148,8 +194,9 @@ async function wantNotebook(asked) {
   if (wanted) await cache.put(new URL(NOTEBOOK_WANTED, root).href, new Response("1"));
 }
 
+/** @param {object} message  to every page of the site, controlled or not */
 async function tell(message) {
-  for (const client of await self.clients.matchAll({ includeUncontrolled: true })) client.postMessage(message);
+  for (const client of await sw.clients.matchAll({ includeUncontrolled: true })) client.postMessage(message);
 }
 
 /** Save every file of this version once; concurrent callers share the same run. */
@@ -161,11 +208,13 @@ function fill() {
   return filling;
 }
 
+/** @returns {Promise<void>} */
 async function fillCache() {
   const cache = await caches.open(CACHE);
   const complete = Boolean(await cache.match(new URL(COMPLETE, root).href));
   const notebook = await notebookState(cache);
   if (complete && notebook !== "wanted") return tell(await status());
+  /** @type {Listing} */
   const listing = await (await fetch(new URL(LIST, root), { cache: "no-cache" })).json();
   if (listing.version !== VERSION) throw new Error(`offline.json is for ${listing.version}, not ${VERSION}`);
   const parts = [];
@@ -198,6 +247,10 @@ async function fillCache() {
   return tell({ ...(await status()), filling: false });
 }
 
+/**
+ * @param {Cache} cache
+ * @returns {Promise<Record<string, string>>} the {path: content hash} of the files in the cache
+ */
 async function readHashes(cache) {
   const stored = await cache.match(new URL(HASHES, root).href);
   return stored ? stored.json() : {};
@@ -205,6 +258,7 @@ async function readHashes(cache) {
 
 /** Older versions' caches with their {path: hash}, to copy the files that did not change. */
 async function olderCachesWithHashes() {
+  /** @type {{ cache: Cache, hashes: Record<string, string> }[]} */
   const older = [];
   for (const name of await olderCaches()) {
     const cache = await caches.open(name);

@@ -1,5 +1,6 @@
 // Python in a module worker: boots Pyodide from same-origin files and answers the page's requests.
 // Requests and replies follow web/src/protocol.js; Python never runs on the page's main thread.
+// Type-checked by web/jsconfig.worker.json (the webworker library).
 
 import { bootDownloads, DownloadFailed, quietAboutFailedDownloads, urlOf } from "./downloads.js";
 import { bootFromName, INPUT, REQUEST } from "./protocol.js";
@@ -9,19 +10,71 @@ import { dropSnapshot, readSnapshot, storedKey, writeSnapshot } from "./snapshot
 import { unpackZip } from "./unzip.js";
 import WORKER_START from "./worker_start.py"; // as text (web/build.mjs)
 
+/**
+ * @typedef {import("pyodide").PyodideInterface} Pyodide
+ * @typedef {import("pyodide").PyodideConfig} PyodideConfig
+ * @typedef {import("pyodide/ffi").PyProxy} PyProxy
+ * @typedef {import("./protocol.js").SnapshotUse} SnapshotUse
+ * @typedef {import("./protocol.js").BootInfo} BootInfo
+ *
+ * What the boot request brings that a worker's name cannot: the buffers shared with the page (null where it is not
+ * cross-origin isolated).
+ * @typedef {{ interruptBuffer: Uint8Array | null, inputBuffer: SharedArrayBuffer | null }} Buffers
+ *
+ * What the worker reads first (scripts/build_site.py's boot_manifest): the course's version and Pyodide's, the
+ * course's archive and the folder it goes into, the wheels, the build's snapshot (its place and size) and the size of
+ * every file a boot downloads.
+ * @typedef {{ path: string, size: number }} BuiltSnapshot
+ * @typedef {{
+ *   version: string, release: number, pyodide: string, bundle: string, folder: string, wheels: string[],
+ *   snapshot: BuiltSnapshot | null, sizes: Record<string, number>,
+ * }} Manifest
+ *
+ * What a boot reports while it runs: { phase: "downloading", loaded, total }, { phase: "starting" } or
+ * { phase: "restoring" }; saved: some files came from a saved copy.
+ * @typedef {{ phase: string, loaded?: number, total?: number, saved?: boolean }} BootProgress
+ */
+
 const base = new URL("./", import.meta.url);
+/** @type {Pyodide | null} */
 let pyodide = null;
+/** @type {PyProxy | null} labs.frontends.session.Session */
 let session = null;
+/** @type {SharedArrayBuffer | null} */
 let inputBuffer = null; // shared with the page when it is cross-origin isolated: input() can wait on it
+/** @type {Promise<unknown>} */
 let wheelsIn = Promise.resolve(); // settles once the wheels are unpacked, after the boot has answered
 
 const SNAPSHOT_FORMAT = 5; // change it when what runs before a snapshot changes, or how it is stored
 const PROGRESS_MS = 100;
 
 /**
+ * One boot, as its phases share it (made by beginBoot).
+ *
+ * @typedef {object} Boot
+ * @property {SnapshotUse} snapshot  how it uses the stored snapshot and the build's (see boot)
+ * @property {(name: string) => void} mark  note a phase's end (the answer's phases, and a performance mark)
+ * @property {(progress: BootProgress) => void} tell  report progress to the page
+ * @property {boolean} restoring  starting from the stored snapshot: a saved copy, whatever the files' way
+ * @property {ReturnType<typeof bootDownloads>} downloads
+ * @property {Meter} meter
+ * @property {() => void} unwatch  stop watching what only Pyodide downloads
+ * @property {(path: string) => Promise<ArrayBuffer>} download  a file of the site, counted by the meter
+ * @property {Promise<Manifest>} manifest
+ * @property {Promise<ArrayBuffer[]>} wheels
+ * @property {Promise<ArrayBuffer>} archive  the course's Python
+ * @property {Promise<string | null> | null} keyed  the stored snapshot's key, when it is to be looked for
+ * @property {Promise<Buffers>} buffers
+ * @property {(version: string) => BootInfo} answer  what the boot answers, once it is over (the course's version)
+ * @property {string} start  how Python started: "fresh", "snapshot" or "built"
+ * @property {string | null} fallback  why a start from a snapshot failed
+ * @property {number | null} snapshotBytes  the size of the snapshot a "make" boot stored
+ */
+
+/**
  * Boot Pyodide with the course's Python and open a Session.
  *
- * payload.snapshot: "use" starts from the stored memory snapshot when there is one for this Pyodide
+ * snapshot: "use" starts from the stored memory snapshot when there is one for this Pyodide
  * and course; "none" is "use" when the page knows of no stored snapshot (no look in storage); "off" never
  * reads or stores one (the learner keeps nothing in this browser); "make" stores one and stops there (a
  * background worker does this): the build's, or one made here by a normal start and the course's import
@@ -32,173 +85,297 @@ const PROGRESS_MS = 100;
  * a normal start.
  * While it boots it reports { phase: "downloading", loaded, total } and { phase: "starting" }.
  * buffers: a promise of the boot request's { interruptBuffer, inputBuffer }, awaited once Pyodide is in.
+ *
+ * @param {SnapshotUse} snapshot
+ * @param {number} id  the boot request's
+ * @param {Promise<Buffers>} buffers
+ * @returns {Promise<BootInfo>}
  */
 async function boot(snapshot, id, buffers) {
+  const run = beginBoot(snapshot, id, buffers);
+  try {
+    if (snapshot === "drop") await forgetStoredSnapshot(run);
+    await startFromStoredSnapshot(run);
+    const built = await builtSnapshot(run);
+    if (snapshot !== "make") await startFromBuiltSnapshot(run, built);
+    const made = snapshot === "make" && built ? await builtSnapshotBytes(run, built) : null;
+    if (made) run.start = "built";
+    else if (!pyodide) await startNormally(run);
+    if (snapshot === "make") await storeSnapshot(run, made);
+  } finally {
+    run.meter.stop();
+    run.unwatch();
+  }
+  return run.answer((await run.manifest).version);
+}
+
+/**
+ * A boot's first phase: its clock and its reports, and the downloads, which begin at once. The manifest, the wheels
+ * and the course's Python download while Pyodide starts; each is awaited where it is needed, and a boot that fails
+ * before that must not leave them as uncaught errors.
+ *
+ * @param {SnapshotUse} snapshot
+ * @param {number} id
+ * @param {Promise<Buffers>} buffers
+ * @returns {Boot}
+ */
+function beginBoot(snapshot, id, buffers) {
   const started = performance.now();
+  /** @type {Record<string, number>} */
   const phases = {};
-  const mark = (name) => {
+  // Its fields in the order they were always made: the meter watches every fetch from the manifest's on.
+  const run = /** @type {Boot} */ ({ snapshot, buffers, restoring: false, start: "fresh", fallback: null });
+  run.snapshotBytes = null;
+  run.mark = (name) => {
     phases[name] = Math.round(performance.now() - started);
     performance.mark(`boot: ${name}`); // for bench/site.py's timelines
   };
-  let restoring = false; // starting from the stored memory snapshot: a saved copy, whatever the files' way
-  const tell = (progress) =>
-    self.postMessage({ id, progress: { kind: "boot", ...progress, saved: Boolean(progress.saved || restoring) } });
-  // The manifest, the wheels and the course's Python download while Pyodide starts. Each is awaited
-  // where it is needed; a boot that fails before that must not leave them as uncaught errors.
-  const downloads = bootDownloads(self.fetch);
-  const meter = meterDownloads(tell, downloads.fetch);
-  const unwatch = downloads.watch();
-  const download = (path) => downloads.read(new URL(path, base).href, (url) => self.fetch(url)); // counted
-  const manifest = download("manifest.json").then((bytes) => JSON.parse(new TextDecoder().decode(bytes)));
-  manifest.then((info) => meter.know(info)).catch(() => null);
-  const wheels = manifest.then(({ wheels: names }) => Promise.all(names.map((name) => download(`wheels/${name}`))));
-  const archive = manifest.then(({ bundle }) => download(bundle));
-  for (const promise of [manifest, wheels, archive]) promise.catch(() => null);
-  const keyed = snapshot === "use" ? storedKey().catch(() => null) : null; // while the manifest comes
-  const keyOf = (info) => `${info.pyodide}/${info.version}/${SNAPSHOT_FORMAT}`;
-
-  /**
-   * Start Python (from `stored`, a promise of snapshot bytes, or normally), unpack the course's files, open the
-   * session.
-   */
-  async function open(stored) {
-    // The standard library with its modules a start imports already compiled (scripts/build_site.py).
-    const options = { indexURL: new URL("pyodide/", base).href, stdLibURL: new URL("py/stdlib.zip", base).href };
-    if (stored) options._loadSnapshot = stored;
-    if (snapshot === "make") options._makeSnapshot = true;
-    // A download that failed for good ends the start at once (Pyodide would wait for a wasm file for ever).
-    pyodide = await Promise.race([loadPyodide(options), downloads.failure]);
-    mark("pyodide");
-    meter.stop(); // Python is in: a download's last report, read late through its clone, must not follow this
-    tell({ phase: "starting", saved: meter.saved() });
-    const { interruptBuffer, inputBuffer: shared } = await buffers;
-    inputBuffer = shared || null;
-    if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-    // sys.stdin is not the page: reading it fails at once, without prompt(). (Not in the worker that
-    // makes a snapshot: it keeps nothing of JavaScript's, and every start sets this again.)
-    if (snapshot !== "make") pyodide.setStdin({ error: true });
-    const unpackWheels = async (python) => {
-      for (const wheel of await wheels) python.unpackArchive(wheel, "wheel"); // into site-packages
-    };
-    // Nothing imports the wheels' modules on the way to ready (graphviz waits for the first drawing; from
-    // a snapshot they are imported already): their files go in right after the boot's answer, and every
-    // request waits for that.
-    if (snapshot === "make") await unpackWheels(pyodide);
-    else {
-      await wheels; // downloaded (they came alongside Pyodide's files): the meter is done
-      const python = pyodide;
-      wheelsIn = new Promise((resolve) => setTimeout(resolve)).then(() => unpackWheels(python)).catch(() => null);
-    }
-    const { folder } = await manifest;
-    unpackZip(pyodide.FS, new Uint8Array(await archive), folder);
-    mark("files");
-    const steps = startSteps(pyodide, WORKER_START);
-    try {
-      if (!stored) steps.importCourse(folder);
-      mark("imports");
-      if (snapshot === "make") {
-        steps.prepareSnapshot();
-        mark("prepared");
-        return null;
-      }
-      session = steps.openSession();
-      // Why input() cannot wait, where it cannot: the host sent no isolation headers, or the page is isolated
-      // and this browser still shares no memory with its worker (labs/frontends/session.py says which).
-      if (!inputBuffer) session.input_missing = self.crossOriginIsolated ? "browser" : "headers";
-    } finally {
-      steps.destroy(); // before a snapshot is made: it holds nothing of the start's
-    }
-    if (interruptBuffer) watchThroughInterrupts(pyodide, interruptBuffer);
-    mark("session");
-    return session;
-  }
-
-  let start = "fresh";
-  let fallback = null;
-  let snapshotBytes = null;
-  /**
-   * Start from a snapshot (a promise of its bytes); answer whether Python started. A failure is noted as the
-   * fallback's reason and leaves Python to a normal start, but the network's fault ends the boot.
-   */
-  const openFrom = async (bytes) => {
-    try {
-      await open(bytes);
-      return true;
-    } catch (error) {
-      if (error instanceof DownloadFailed) throw error; // the network's fault: the snapshot is kept
-      fallback = String(error?.message ? error.message : error).split("\n")[0];
-      pyodide = session = null;
-      return false;
-    }
-  };
-  try {
-    if (snapshot === "drop") {
-      // The page gave up on a start from the stored snapshot (it did not finish): forget it.
-      await dropSnapshot().catch(() => null);
-      fallback = "the start from the stored snapshot did not finish";
-    }
-    const key = keyed ? keyOf(await manifest) : null; // without one to look for, Pyodide starts at once
-    if (keyed && (await keyed) === key) {
-      // another version's snapshot is no use
-      restoring = true;
-      tell({ phase: "restoring" }); // the page watches that this start finishes (damaged memory may hang)
-      // Pyodide reads the bytes while it fetches and compiles its wasm: hand it the promise.
-      const bytes = readSnapshot(key).then((read) => {
-        mark("snapshot read");
-        return read;
-      });
-      if (await openFrom(bytes)) start = "snapshot";
-      else await dropSnapshot().catch(() => null);
-    }
-    // Python's memory with the course imported, made by the build ("drop" and "fresh" start normally at once).
-    const built = ["use", "none", "off", "make"].includes(snapshot) ? (await manifest).snapshot : null;
-    if (!pyodide && built && snapshot !== "make") {
-      // A first start here: from the build's snapshot.
-      restoring = false; // downloaded, not a saved copy (unless the files' way says so)
-      meter.expect(built.path, built.size);
-      const bytes = download(built.path).then((zipped) => {
-        mark("snapshot downloaded");
-        tell({ phase: "restoring" }); // the page watches that this start finishes, from now on
-        return unzipped(zipped);
-      });
-      bytes.catch(() => null); // Pyodide gets the failure; nothing else waits for it
-      if (await openFrom(bytes)) start = "built";
-    }
-    // To store: the build's bytes, without starting Python here; a damaged download, one made here instead.
-    let made =
-      snapshot === "make" && built
-        ? await download(built.path)
-            .then(unzipped)
-            .catch(() => null)
-        : null;
-    if (made) start = "built";
-    else if (!pyodide) {
-      restoring = false;
-      await open(null);
-    }
-    if (snapshot === "make") {
-      if (!made) {
-        made = pyodide.makeMemorySnapshot();
-        mark("snapshot made");
-      }
-      await writeSnapshot(keyOf(await manifest), made);
-      mark("snapshot stored");
-      snapshotBytes = made.byteLength;
-    }
-  } finally {
-    meter.stop();
-    unwatch();
-  }
-  const { version } = await manifest;
-  return {
+  run.tell = (progress) =>
+    self.postMessage({ id, progress: { kind: "boot", ...progress, saved: Boolean(progress.saved || run.restoring) } });
+  run.downloads = bootDownloads(self.fetch);
+  run.meter = meterDownloads(run.tell, run.downloads.fetch);
+  run.unwatch = run.downloads.watch();
+  run.download = (path) => run.downloads.read(new URL(path, base).href, (url) => self.fetch(url)); // counted
+  run.manifest = run.download("manifest.json").then((bytes) => JSON.parse(new TextDecoder().decode(bytes)));
+  run.manifest.then((info) => run.meter.know(info)).catch(() => null);
+  run.wheels = run.manifest.then(({ wheels }) => Promise.all(wheels.map((name) => run.download(`wheels/${name}`))));
+  run.archive = run.manifest.then(({ bundle }) => run.download(bundle));
+  for (const promise of [run.manifest, run.wheels, run.archive]) promise.catch(() => null);
+  run.keyed = snapshot === "use" ? storedKey().catch(() => null) : null; // while the manifest comes
+  run.answer = (version) => ({
     seconds: (performance.now() - started) / 1000,
     phases,
     version,
     python: pyodide ? pyodide.version : null, // none in a worker that only stored the build's snapshot
-    start: fallback ? "fallback" : start,
-    fallback,
-    snapshotBytes,
+    start: run.fallback ? "fallback" : run.start,
+    fallback: run.fallback,
+    snapshotBytes: run.snapshotBytes,
+  });
+  return run;
+}
+
+/**
+ * The key a snapshot is stored under: Pyodide's version, the course's and the snapshot's format.
+ *
+ * @param {Manifest} info
+ */
+const keyOf = (info) => `${info.pyodide}/${info.version}/${SNAPSHOT_FORMAT}`;
+
+/**
+ * "drop": the page gave up on a start from the stored snapshot (it did not finish): forget it.
+ *
+ * @param {Boot} run
+ */
+async function forgetStoredSnapshot(run) {
+  await dropSnapshot().catch(() => null);
+  run.fallback = "the start from the stored snapshot did not finish";
+}
+
+/**
+ * "use": start from the stored snapshot when it is this Pyodide's and this course's (another version's is no use);
+ * a damaged one is dropped. Without one to look for, Pyodide starts at once.
+ *
+ * @param {Boot} run
+ */
+async function startFromStoredSnapshot(run) {
+  if (!run.keyed) return;
+  const key = keyOf(await run.manifest);
+  if ((await run.keyed) !== key) return;
+  run.restoring = true;
+  run.tell({ phase: "restoring" }); // the page watches that this start finishes (damaged memory may hang)
+  // Pyodide reads the bytes while it fetches and compiles its wasm: hand it the promise.
+  const bytes = readSnapshot(key).then((read) => {
+    run.mark("snapshot read");
+    return read;
+  });
+  if (await startFrom(run, bytes)) run.start = "snapshot";
+  else await dropSnapshot().catch(() => null);
+}
+
+/**
+ * Python's memory with the course imported, made by the build, for the modes that may use it ("drop" and "fresh"
+ * start normally at once).
+ *
+ * @param {Boot} run
+ * @returns {Promise<BuiltSnapshot | null>}
+ */
+async function builtSnapshot(run) {
+  return ["use", "none", "off", "make"].includes(run.snapshot) ? (await run.manifest).snapshot : null;
+}
+
+/**
+ * A first start here: from the build's snapshot, downloaded (not a saved copy, unless the files' way says so).
+ *
+ * @param {Boot} run
+ * @param {BuiltSnapshot | null} built
+ */
+async function startFromBuiltSnapshot(run, built) {
+  if (pyodide || !built) return;
+  run.restoring = false;
+  run.meter.expect(built.path, built.size);
+  const bytes = run.download(built.path).then((zipped) => {
+    run.mark("snapshot downloaded");
+    run.tell({ phase: "restoring" }); // the page watches that this start finishes, from now on
+    return unzipped(zipped);
+  });
+  bytes.catch(() => null); // Pyodide gets the failure; nothing else waits for it
+  if (await startFrom(run, bytes)) run.start = "built";
+}
+
+/**
+ * "make": the build's snapshot to store, without starting Python here; null when it did not come whole (one is
+ * then made here).
+ *
+ * @param {Boot} run
+ * @param {BuiltSnapshot} built
+ * @returns {Promise<Uint8Array<ArrayBuffer> | null>}
+ */
+async function builtSnapshotBytes(run, built) {
+  return run
+    .download(built.path)
+    .then(unzipped)
+    .catch(() => null);
+}
+
+/**
+ * A normal start: Python's own, the course imported.
+ *
+ * @param {Boot} run
+ */
+async function startNormally(run) {
+  run.restoring = false;
+  await open(run, null);
+}
+
+/**
+ * "make": store the snapshot (the build's bytes, or Python's memory after a normal start here).
+ *
+ * @param {Boot} run
+ * @param {Uint8Array<ArrayBuffer> | null} made
+ */
+async function storeSnapshot(run, made) {
+  if (!made) {
+    made = /** @type {Uint8Array<ArrayBuffer>} */ (/** @type {Pyodide} */ (pyodide).makeMemorySnapshot());
+    run.mark("snapshot made");
+  }
+  await writeSnapshot(keyOf(await run.manifest), made);
+  run.mark("snapshot stored");
+  run.snapshotBytes = made.byteLength;
+}
+
+/**
+ * Start from a snapshot (a promise of its bytes); answer whether Python started. A failure is noted as the
+ * fallback's reason and leaves Python to a normal start, but the network's fault ends the boot.
+ *
+ * @param {Boot} run
+ * @param {Promise<Uint8Array>} bytes
+ * @returns {Promise<boolean>}
+ */
+async function startFrom(run, bytes) {
+  try {
+    await open(run, bytes);
+    return true;
+  } catch (error) {
+    if (error instanceof DownloadFailed) throw error; // the network's fault: the snapshot is kept
+    run.fallback = String(error?.message ? error.message : error).split("\n")[0];
+    pyodide = session = null;
+    return false;
+  }
+}
+
+/**
+ * Start Python (from `stored`, a promise of snapshot bytes, or normally), unpack the course's files, open the
+ * session.
+ *
+ * @param {Boot} run
+ * @param {Promise<Uint8Array> | null} stored
+ */
+async function open(run, stored) {
+  const python = await loadPython(run, stored);
+  const interruptBuffer = await takeBuffers(run, python);
+  const folder = await unpackCourse(run, python);
+  const steps = startSteps(python, WORKER_START);
+  try {
+    if (!stored) steps.importCourse(folder);
+    run.mark("imports");
+    if (run.snapshot === "make") {
+      steps.prepareSnapshot();
+      run.mark("prepared");
+      return;
+    }
+    session = steps.openSession();
+    // Why input() cannot wait, where it cannot: the host sent no isolation headers, or the page is isolated
+    // and this browser still shares no memory with its worker (labs/frontends/session.py says which).
+    if (!inputBuffer) session.input_missing = self.crossOriginIsolated ? "browser" : "headers";
+  } finally {
+    steps.destroy(); // before a snapshot is made: it holds nothing of the start's
+  }
+  if (interruptBuffer) watchThroughInterrupts(python, interruptBuffer);
+  run.mark("session");
+}
+
+/**
+ * Pyodide in, from `stored` snapshot bytes or its own start, on the standard library with its modules a start
+ * imports already compiled (scripts/build_site.py).
+ *
+ * @param {Boot} run
+ * @param {Promise<Uint8Array> | null} stored
+ * @returns {Promise<Pyodide>}
+ */
+async function loadPython(run, stored) {
+  /** @type {PyodideConfig} */
+  const options = { indexURL: new URL("pyodide/", base).href, stdLibURL: new URL("py/stdlib.zip", base).href };
+  if (stored) options._loadSnapshot = stored;
+  if (run.snapshot === "make") options._makeSnapshot = true;
+  // A download that failed for good ends the start at once (Pyodide would wait for a wasm file for ever).
+  const python = await Promise.race([loadPyodide(options), run.downloads.failure]);
+  pyodide = python;
+  run.mark("pyodide");
+  run.meter.stop(); // Python is in: a download's last report, read late through its clone, must not follow this
+  run.tell({ phase: "starting", saved: run.meter.saved() });
+  return python;
+}
+
+/**
+ * The boot request's buffers: Stop's interrupt buffer (answered, to watch the checks' time limit through it), and
+ * input()'s. sys.stdin is not the page: reading it fails at once, without prompt(). (Not in the worker that makes a
+ * snapshot: it keeps nothing of JavaScript's, and every start sets this again.)
+ *
+ * @param {Boot} run
+ * @param {Pyodide} python
+ * @returns {Promise<Uint8Array | null>}
+ */
+async function takeBuffers(run, python) {
+  const { interruptBuffer, inputBuffer: shared } = await run.buffers;
+  inputBuffer = shared || null;
+  if (interruptBuffer) python.setInterruptBuffer(interruptBuffer);
+  if (run.snapshot !== "make") python.setStdin({ error: true });
+  return interruptBuffer;
+}
+
+/**
+ * The wheels and the course's files into Python's file system. Nothing imports the wheels' modules on the way to
+ * ready (graphviz waits for the first drawing; from a snapshot they are imported already): their files go in right
+ * after the boot's answer, and every request waits for that (wheelsIn). A "make" boot unpacks them now.
+ *
+ * @param {Boot} run
+ * @param {Pyodide} python
+ * @returns {Promise<string>} the folder the course's Python is in
+ */
+async function unpackCourse(run, python) {
+  /** @param {Pyodide} into */
+  const unpackWheels = async (into) => {
+    for (const wheel of await run.wheels) into.unpackArchive(wheel, "wheel"); // into site-packages
   };
+  if (run.snapshot === "make") await unpackWheels(python);
+  else {
+    await run.wheels; // downloaded (they came alongside Pyodide's files): the meter is done
+    wheelsIn = new Promise((resolve) => setTimeout(resolve)).then(() => unpackWheels(python)).catch(() => null);
+  }
+  const { folder } = await run.manifest;
+  unpackZip(python.FS, new Uint8Array(await run.archive), folder);
+  run.mark("files");
+  return folder;
 }
 
 /**
@@ -206,7 +383,7 @@ async function boot(snapshot, id, buffers) {
  * had the browser unzip it already: bytes that do not start as gzip does are taken as they are.
  *
  * @param {ArrayBuffer} zipped
- * @returns {Promise<Uint8Array>}
+ * @returns {Promise<Uint8Array<ArrayBuffer>>}
  */
 async function unzipped(zipped) {
   const head = new Uint8Array(zipped, 0, Math.min(2, zipped.byteLength));
@@ -238,17 +415,26 @@ const SAVED_COPY = "X-Ember-Saved-Copy"; // set by web/src/sw.js on what it answ
  * until a file has been seen to come over the network; a saved file leaves the count, and once every file is
  * in (or saved), the report is { phase: "starting", saved } (saved: some came from a saved copy). The answer's
  * `know(manifest)` gives it the files and their sizes, `stop()` ends it, `saved()` tells whether any was saved.
+ *
+ * @typedef {ReturnType<typeof meterDownloads>} Meter
+ * @param {(progress: BootProgress) => void} tell
+ * @param {typeof fetch} fetcher
  */
 function meterDownloads(tell, fetcher) {
   const plain = self.fetch;
+  /** @type {Map<string, number>} */
   const counted = new Map(); // url -> bytes so far
+  /** @type {Set<string>} */
   const saved = new Set(); // urls that came from a saved copy, not the network
+  /** @type {Set<string>} */
   const marked = new Set(); // urls the service worker answered from its offline copy
   const manifestUrl = new URL("manifest.json", base).href;
   let network = false; // a file was seen to come over the network
+  /** @type {[string, number][] | null} */
   let sizes = null;
   let told = 0;
   let stopped = false;
+  /** @param {boolean} force  report even if the last report was less than PROGRESS_MS ago */
   const report = (force) => {
     if (stopped || !sizes || (!force && performance.now() - told < PROGRESS_MS)) return;
     told = performance.now();
@@ -260,13 +446,15 @@ function meterDownloads(tell, fetcher) {
     else if (network) tell({ phase: "downloading", loaded, total });
     else if (saved.size) tell({ phase: "starting", saved: true }); // so far every file came from a saved copy
   };
+  /** @type {string[] | null} */
   let unsized = []; // files whose timing gave no sizes, come before the manifest's answer said where it came from
+  /** @type {(url: string, fromCopy: boolean) => void} */
   const judge = (url, fromCopy) => {
     if (fromCopy) saved.add(url);
     else network = true;
   };
   const arrived = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
+    for (const entry of /** @type {PerformanceResourceTiming[]} */ (list.getEntries())) {
       if (!entry.name.startsWith(base.href)) continue; // not one of the boot's files
       const { name, transferSize, encodedBodySize } = entry;
       counted.set(name, Number.MAX_SAFE_INTEGER); // all of it: each file counts up to its size
@@ -278,8 +466,10 @@ function meterDownloads(tell, fetcher) {
     }
   });
   arrived.observe({ type: "resource", buffered: true });
+  /** @param {string} url */
   const isWasm = (url) => new URL(url).pathname.endsWith(".wasm");
-  self.fetch = async (input, init) => {
+  /** @type {typeof fetch} */
+  const metered = async (input, init) => {
     const response = await fetcher(input, init);
     const url = urlOf(input, base);
     if (response.headers.has(SAVED_COPY)) {
@@ -292,7 +482,7 @@ function meterDownloads(tell, fetcher) {
       report(true);
     }
     if (response.ok && response.body && !isWasm(url)) {
-      const reader = response.clone().body.getReader();
+      const reader = /** @type {ReadableStream<Uint8Array>} */ (response.clone().body).getReader();
       (async () => {
         for (;;) {
           const { done, value } = await reader.read();
@@ -305,13 +495,23 @@ function meterDownloads(tell, fetcher) {
     }
     return response;
   };
+  self.fetch = metered;
   return {
-    /** The manifest came: the boot's files and their sizes. */
+    /**
+     * The manifest came: the boot's files and their sizes.
+     *
+     * @param {{ sizes?: Record<string, number> }} info
+     */
     know(info) {
       sizes = Object.entries(info.sizes || {}).map(([path, size]) => [new URL(path, base).href, size]);
       report(true); // what came before the manifest
     },
-    /** One more file this boot downloads (the build's snapshot, for a first start), and its size. */
+    /**
+     * One more file this boot downloads (the build's snapshot, for a first start), and its size.
+     *
+     * @param {string} path
+     * @param {number} size
+     */
     expect(path, size) {
       sizes = [...(sizes || []), [new URL(path, base).href, size]];
       report(true);
@@ -327,7 +527,12 @@ function meterDownloads(tell, fetcher) {
   };
 }
 
-/** input() for the request ``id``: ask the page and block until it answers; undefined when cancelled. */
+/**
+ * input() for the request ``id``: ask the page and block until it answers; undefined when cancelled.
+ *
+ * @param {number} id
+ * @returns {((prompt: unknown) => string | undefined) | undefined}
+ */
 function asker(id) {
   if (!inputBuffer) return undefined; // None in Python: input() says why it cannot wait
   const state = new Int32Array(inputBuffer, 0, 2);
@@ -354,6 +559,9 @@ onmessage = ({ data }) => {
 /**
  * Have the checks' time limit use the interrupt buffer instead of watching every loop turn of the
  * learner's code (labs/checking/timelimit.py, use_interrupt_timer): a check then runs at full speed.
+ *
+ * @param {Pyodide} python
+ * @param {Uint8Array} buffer  the interrupt buffer, shared with the page
  */
 function watchThroughInterrupts(python, buffer) {
   const url = URL.createObjectURL(new Blob([TIMER_SOURCE], { type: "text/javascript" }));
@@ -361,7 +569,7 @@ function watchThroughInterrupts(python, buffer) {
   const signal = python.runPython("import signal\nint(signal.SIGALRM)");
   timer.postMessage({ buffer, signal });
   const timelimit = python.pyimport("labs.checking.timelimit");
-  timelimit.use_interrupt_timer((seconds) => timer.postMessage(seconds ?? null));
+  timelimit.use_interrupt_timer((/** @type {number | undefined} */ seconds) => timer.postMessage(seconds ?? null));
   timelimit.destroy();
 }
 
@@ -378,7 +586,11 @@ function closeOff() {
   closedOff = true;
   for (const name of OFF_LIMITS) {
     try {
-      for (let scope = self; scope; scope = Object.getPrototypeOf(scope))
+      for (
+        let scope = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (self));
+        scope;
+        scope = Object.getPrototypeOf(scope)
+      )
         if (Object.hasOwn(scope, name)) delete scope[name];
       Object.defineProperty(self, name, { value: undefined, configurable: false });
     } catch {
@@ -387,18 +599,31 @@ function closeOff() {
   }
 }
 
-/** Hand a request to the Python session: JSON in, JSON out; live items go to the page at once. */
+/**
+ * Hand a request to the Python session: JSON in, JSON out; live items go to the page at once.
+ *
+ * @param {string} type  one of REQUEST's but boot
+ * @returns {Handler}
+ */
 const ask = (type) => async (payload, id) => {
   await wheelsIn;
   closeOff();
+  /** @param {string} text */
   const live = (text) => self.postMessage({ id, progress: JSON.parse(text) });
-  return JSON.parse(session.handle(type, JSON.stringify(payload), live, type === REQUEST.RUN ? asker(id) : undefined));
+  return JSON.parse(
+    /** @type {PyProxy} */ (session).handle(
+      type,
+      JSON.stringify(payload),
+      live,
+      type === REQUEST.RUN ? asker(id) : undefined,
+    ),
+  );
 };
 
 /** False once Pyodide has suffered a fatal error (e.g. the JavaScript stack overflowed): it answers nothing then. */
 function alive() {
   try {
-    pyodide.runPython("None");
+    /** @type {Pyodide} */ (pyodide).runPython("None"); // none: the boot failed, and the answer is false
     return true;
   } catch {
     return false;
@@ -409,11 +634,12 @@ quietAboutFailedDownloads();
 
 // A boot named in the worker's name starts now; its request brings the buffers and gets its answer.
 const named = bootFromName(self.name);
-let handBuffers = null;
+/** @type {(buffers: Buffers) => void} */
+let handBuffers = () => {};
 const namedBoot =
   named &&
   boot(
-    named.snapshot,
+    /** @type {SnapshotUse} */ (named.snapshot),
     named.id,
     new Promise((resolve) => {
       handBuffers = resolve;
@@ -421,7 +647,16 @@ const namedBoot =
   );
 namedBoot?.catch(() => null); // its request reports a failure
 
-/** The boot request: the one the worker's name started, or a boot of its own (the snapshot's worker has no name). */
+/**
+ * A request's handler: its payload and id in, its answer out.
+ * @typedef {(payload: Record<string, any>, id: number) => Promise<unknown>} Handler
+ */
+
+/**
+ * The boot request: the one the worker's name started, or a boot of its own (the snapshot's worker has no name).
+ *
+ * @type {Handler}
+ */
 function bootRequest({ interruptBuffer = null, inputBuffer: shared = null, snapshot = "use" }, id) {
   const buffers = { interruptBuffer, inputBuffer: shared };
   if (namedBoot && id === named.id) {
@@ -433,6 +668,7 @@ function bootRequest({ interruptBuffer = null, inputBuffer: shared = null, snaps
 
 // Boot is the worker's own; every other kind of request goes to the Python session (labs/frontends/session.py's
 // REQUESTS answers the same kinds: tests/test_session.py holds the two lists together).
+/** @type {Record<string, Handler>} */
 const handlers = Object.fromEntries(
   Object.values(REQUEST).map((type) => [type, type === REQUEST.BOOT ? bootRequest : ask(type)]),
 );
