@@ -110,7 +110,7 @@ READ_STDIN = 'let input = ""; for await (const chunk of process.stdin) input += 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_the_page_orders_options_exactly_as_python_does() -> None:
-    script = (f'import {{ optionOrder, rank }} from "./web/src/order.js"; {READ_STDIN} '
+    script = (f'import {{ optionOrder, rank }} from "./web/src/base/order.js"; {READ_STDIN} '
               "console.log(JSON.stringify({ orders: data.cases.map(([s, k, i]) => optionOrder(s, k, i)), "
               "ranks: data.texts.map(rank) }));")
     texts = ["", "a", "é", "0123456789abcdef:L10.bfs:four"]
@@ -121,7 +121,7 @@ def test_the_page_orders_options_exactly_as_python_does() -> None:
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")
 def test_the_pages_seeds_are_seeds_to_python_too() -> None:
-    script = (f'import {{ newSeed, SEED_PATTERN, FALLBACK_SEED }} from "./web/src/order.js"; {READ_STDIN} '
+    script = (f'import {{ newSeed, SEED_PATTERN, FALLBACK_SEED }} from "./web/src/base/order.js"; {READ_STDIN} '
               "console.log(JSON.stringify({ seeds: [newSeed(), newSeed()], fallback: FALLBACK_SEED, "
               "pattern: data.map((s) => SEED_PATTERN.test(s)) }));")
     samples = ["0123456789abcdef", "ABCDEF01", "1234567", "12345678", "0x12345678", "", "zzzzzzzz", "a" * 64, "a" * 65]
@@ -134,7 +134,7 @@ def test_the_pages_seeds_are_seeds_to_python_too() -> None:
 # --- the saved answers, as the page reads them ------------------------------------------------------
 
 
-STORAGE = f'import * as storage from "./web/src/storage.js"; {READ_STDIN}'
+STORAGE = f'import * as storage from "./web/src/work/storage.js"; {READ_STDIN}'
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")

@@ -1,4 +1,4 @@
-"""The page's storage with one learner in several tabs (web/src/storage.js, run by node): each write changes only
+"""The page's storage with one learner in several tabs (web/src/work/storage.js, run by node): each write changes only
 its own gap on the state as stored, a gap typed in two tabs at once keeps both texts, and a tab on an older
 release of the course never writes over a newer one's piece. Each tab is an instance of the module of its own,
 over one shared localStorage."""
@@ -26,7 +26,7 @@ window.localStorage = {
   removeItem: (key) => items.delete(key),
 };
 const tab = async (name, version, release) => {
-  const storage = await import(`./web/src/storage.js?tab=${name}`);
+  const storage = await import(`./web/src/work/storage.js?tab=${name}`);
   storage.useCourse({ version, release });
   return storage;
 };

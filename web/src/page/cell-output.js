@@ -6,8 +6,8 @@
 // Whatever this file adds is marked data-ui. Text it makes goes in through textContent. The worker runs the
 // learner's code, which can post the page any message: its HTML, and the pictures drawn from its DOT, go in
 // only as sanitize.js cleans them.
-import { el } from "./dom.js";
-import { safeFragment, safeSvg } from "./sanitize.js";
+import { el } from "../base/dom.js";
+import { safeFragment, safeSvg } from "../base/sanitize.js";
 
 /**
  * An item of a cell's output (labs/showing/outputs.py, labs/showing/display.py): its kind, its HTML (labs/showing/render.py), the key

@@ -6,21 +6,21 @@
 // (`follow`), and a gap typed here while another tab's change to it had not arrived yet is kept beside the
 // stored one, both shown until the learner keeps one (see storage.js and tabs.js).
 
+import { el } from "../base/dom.js";
+import { FolderLink } from "../work/folder.js";
+import { handOver, notebookUrl, openWaitingTab } from "../work/handover.js";
+import { plural } from "../work/import-preview.js";
+import * as storage from "../work/storage.js";
+import { conflictBox, newerNote, versionsOf } from "../work/tabs.js";
 import { reachScrollBoxes } from "./access.js";
-import { el } from "./dom.js";
 import { focusGap, gapTexts, labEditor, lockGapsOf, replaceText, scrollToGap, setGapTexts } from "./editor.js";
-import { FolderLink } from "./folder.js";
-import { handOver, notebookUrl, openWaitingTab } from "./handover.js";
-import { plural } from "./import-preview.js";
 import { gapAnchor, newerVersionNote, revealLinkedGap } from "./newer-version.js";
-import * as storage from "./storage.js";
-import { conflictBox, newerNote, versionsOf } from "./tabs.js";
 
 /**
- * @typedef {import("./course-data").Course} Course
- * @typedef {import("./runtime.js").Runtime} Runtime
+ * @typedef {import("../base/course-data").Course} Course
+ * @typedef {import("../runtime/runtime.js").Runtime} Runtime
  * @typedef {import("./editor.js").LabView} LabView
- * @typedef {import("./protocol.js").Problem} Problem
+ * @typedef {import("../runtime/protocol.js").Problem} Problem
  */
 
 // A number in exponent form (1e-6, 2.5e+10): on a narrow screen the line may not break at its sign.
@@ -82,7 +82,7 @@ export class Lab {
   /** @type {Set<string>} */ locked = new Set(); // gaps a tab on a newer release of the course saved
   following = false;
   followAgain = false;
-  /** @type {Map<string, { box: HTMLElement, where: string, update: (versions: import("./tabs.js").Version[]) => void }>} */
+  /** @type {Map<string, { box: HTMLElement, where: string, update: (versions: import("../work/tabs.js").Version[]) => void }>} */
   conflictBoxes = new Map();
   lockedShown = "";
   /** @type {Map<string, HTMLElement>} */ newerNotes = new Map(); // gaps a later lesson reopens -> their note's box
@@ -692,7 +692,7 @@ export class Lab {
   /**
    * Mark each claim held or not, say how many held, show a problem that stopped them, and note the progress.
    *
-   * @param {import("./protocol.js").CheckReport} report
+   * @param {import("../runtime/protocol.js").CheckReport} report
    */
   showReport(report) {
     const passed = report.results.filter((r) => r.passed).length;
@@ -724,7 +724,7 @@ export class Lab {
    * Show (or hide, for null) the note on an earlier lesson's piece that fails its own checks: what failed, a link
    * to that lesson, and a button that loads its finished piece.
    *
-   * @param {import("./protocol.js").EarlierFault | null} fault
+   * @param {import("../runtime/protocol.js").EarlierFault | null} fault
    */
   showEarlier(fault) {
     this.earlierBox.hidden = !fault;

@@ -2,8 +2,8 @@
 // Notes said once: what this browser lacks and what the learner gets instead, and that the browser may delete
 // the work saved here. Each note shows on every page until the learner hides it; hidden, it never comes back
 // (the ids of hidden notes are kept in localStorage).
-import { el } from "./dom.js";
-import * as storage from "./storage.js";
+import { el } from "../base/dom.js";
+import * as storage from "../work/storage.js";
 
 const HIDDEN = "ember:hidden-notes"; // in localStorage: the ids of the notes the learner hid
 const ASKED = "ember:persist-asked"; // in localStorage: persistent storage was asked for once

@@ -1,17 +1,18 @@
 // @ts-check
 // The page's interactive parts: questions, the home page's progress, cells and the lab. Loaded by
 // main.js once per visit; with instant navigation it mounts each new page on the same runtime.
+
+import { el } from "../base/dom.js";
+import { resultBox, takeBack } from "../work/handover.js";
+import * as storage from "../work/storage.js";
+import { downloadAllWork, yourWorkBox } from "../work/your-work.js";
 import { cellToCell, mountSkipLinks, nameTheThemesParts, watchScrollBoxes } from "./access.js";
-import { el } from "./dom.js";
-import { resultBox, takeBack } from "./handover.js";
 import { askToKeepStorage, mountBrowserNote, mountStorageNote } from "./notes.js";
 import { followAnswers, mountQuestions } from "./quiz.js";
-import * as storage from "./storage.js";
-import { downloadAllWork, yourWorkBox } from "./your-work.js";
 
 /**
- * @typedef {import("./course-data").Course} Course
- * @typedef {import("./runtime.js").Runtime} Runtime
+ * @typedef {import("../base/course-data").Course} Course
+ * @typedef {import("../runtime/runtime.js").Runtime} Runtime
  * @typedef {import("./lab.js").Lab} Lab
  */
 
@@ -260,7 +261,7 @@ function mountStorageNotice(root) {
 /**
  * Where the learner is with a lesson: "done", "started" or "new", and in words.
  *
- * @param {Record<string, import("./storage.js").Progress>} progress
+ * @param {Record<string, import("../work/storage.js").Progress>} progress
  * @param {string} id
  * @returns {{ state: string, word: string }}
  */
@@ -279,7 +280,7 @@ function progressOf(progress, id) {
  *
  * @param {Course} data
  * @param {string[]} ids
- * @param {Record<string, import("./storage.js").Progress>} progress
+ * @param {Record<string, import("../work/storage.js").Progress>} progress
  */
 function lessonList(data, ids, progress) {
   const first = ids.length ? data.lessons[ids[0]].number : 1;

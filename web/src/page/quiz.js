@@ -6,15 +6,15 @@
 // saved work). A wrong pick shows that option's feedback only and marks it tried; the learner picks
 // again until they find the right one, which opens the explanation, or asks for the answer.
 
-import { el } from "./dom.js";
-import { splitId } from "./ids.js";
-import { optionOrder } from "./order.js";
-import * as storage from "./storage.js";
+import { el } from "../base/dom.js";
+import { splitId } from "../base/ids.js";
+import { optionOrder } from "../base/order.js";
+import * as storage from "../work/storage.js";
 
 /**
- * @typedef {import("./course-data").Course} Course
- * @typedef {import("./course-data").Question} Question
- * @typedef {import("./course-data").Option} Option
+ * @typedef {import("../base/course-data").Course} Course
+ * @typedef {import("../base/course-data").Question} Question
+ * @typedef {import("../base/course-data").Option} Option
  */
 
 /**

@@ -169,7 +169,7 @@ export const PROBLEM = Object.freeze({
  *
  * The answers, by kind of request (labs/frontends/session.py makes them):
  * run: the cell's output items, and its problem if it failed.
- * @typedef {{ outputs: import("./cell-output.js").OutputItem[], error: Problem | null }} RunAnswer
+ * @typedef {{ outputs: import("../page/cell-output.js").OutputItem[], error: Problem | null }} RunAnswer
  *
  * check: one result per claim, whether all held, a problem that stopped them, and the first earlier lesson whose own
  * claims fail on a piece this lab runs on (labs/checking/earlier.py's EarlierFault: the lesson, its title, the gap,
@@ -183,7 +183,7 @@ export const PROBLEM = Object.freeze({
  *
  * module: the learner's files as the lab starts (each file's source and where its gaps lie), the exact texts
  * Python made of older pieces, a problem, and the package's __init__.py.
- * @typedef {{ source: string, gaps: import("./editor.js").GapPlace[] }} LearnerFile
+ * @typedef {{ source: string, gaps: import("../page/editor.js").GapPlace[] }} LearnerFile
  * @typedef {{
  *   files: Record<string, LearnerFile>, exact: Record<string, string>, problem: Problem | null, init: string,
  * }} ModuleAnswer

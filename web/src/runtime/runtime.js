@@ -13,8 +13,8 @@ const SNAPSHOT_BOOT_MS = 20000; // a start from the stored snapshot takes a seco
 /**
  * @typedef {import("./protocol.js").SnapshotUse} SnapshotUse
  * @typedef {import("./protocol.js").Problem} Problem
- * @typedef {import("./cell-output.js").OutputItem} OutputItem
- * @typedef {import("./storage.js").Work} Work
+ * @typedef {import("../page/cell-output.js").OutputItem} OutputItem
+ * @typedef {import("../work/storage.js").Work} Work
  *
  * What a boot answers (worker.js's boot): how long it took and its phases, the course's and Python's versions,
  * how Python started ("snapshot": the stored one, "built": the build's, "fresh" or "fallback", and why it fell

@@ -10,11 +10,11 @@
 // message naming it and the line. Edits typed in the lab are written to the folder a moment later; a file there
 // holding anything the page did not write, and cannot take, is first copied aside (ember/scalar.py.1.bak).
 
-import { el } from "./dom.js";
+import { el } from "../base/dom.js";
 import * as storage from "./storage.js";
 
 /**
- * @typedef {import("./lab.js").Lab} Lab
+ * @typedef {import("../page/lab.js").Lab} Lab
  *
  * The linked folder and what the page last wrote into its ember/ folder (file name -> source).
  * @typedef {{ handle: FileSystemDirectoryHandle, files: Record<string, string> }} Link

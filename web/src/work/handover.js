@@ -13,7 +13,7 @@
 // also writes the learner's seed (ember/.learner.json), so the notebook's questions list their options
 // in the order this page shows them.
 
-import { el } from "./dom.js";
+import { el } from "../base/dom.js";
 import { DRIVE as DRIVE_NAMES, readFolder } from "./drive.js";
 import * as storage from "./storage.js";
 
@@ -24,7 +24,7 @@ const SET_ASIDE_KEPT = 20;
 const LEARNER_FILE = `${FOLDER}/${SEED_FILE}`;
 
 /**
- * @typedef {import("./runtime.js").Runtime} Runtime
+ * @typedef {import("../runtime/runtime.js").Runtime} Runtime
  *
  * A gap changed both in the lab and in the notebook: both texts, until the learner chooses.
  * @typedef {{ lab: string, notebook: string }} Conflict

@@ -2,11 +2,11 @@
 // What bringing a work file in would change (labs/checking/work_merge.py's preview), in words: the gaps lesson by
 // lesson, new, changed (with "Keep mine" and both versions) or the same, the answers and progress that merge, and
 // the file's notes. Everything from the file is shown as text.
-import { el } from "./dom.js";
+import { el } from "../base/dom.js";
 import { clipMessage } from "./work-checks.js";
 
 /**
- * @typedef {import("./course-data").Course} Course
+ * @typedef {import("../base/course-data").Course} Course
  * @typedef {import("./storage.js").Progress} Progress
  * @typedef {import("./storage.js").ImportChanges} ImportChanges
  * @typedef {import("./storage.js").UndoItem} UndoItem

@@ -21,7 +21,7 @@
 // kept beside the stored piece (`conflicts`), both versions, until the learner chooses. Each piece carries the
 // course's release it was written under (course.json's, which orders builds): a tab on an older release never
 // writes over a piece of a newer one.
-import { newSeed, SEED_PATTERN } from "./order.js";
+import { newSeed, SEED_PATTERN } from "../base/order.js";
 
 const KEY = "ember:v1";
 const ASIDE = "ember:unreadable";

@@ -3,7 +3,7 @@
 // both versions until the learner keeps one (the look and words of the notebook's box, handover.js), and a tab
 // on an older release of the course, which stops saving the gaps a newer release's tab saved.
 
-import { el } from "./dom.js";
+import { el } from "../base/dom.js";
 import * as storage from "./storage.js";
 
 /**

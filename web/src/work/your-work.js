@@ -8,15 +8,15 @@
 // Sizes (each file's, and the whole import's) and a work file's nesting are checked here before Python reads
 // anything (work-checks.js). Everything that comes from a file (names, notes, code, messages) is shown as text,
 // names and messages cut to a bounded length.
-import { el } from "./dom.js";
+import { el } from "../base/dom.js";
+import { REQUEST } from "../runtime/protocol.js";
 import { listWords, plural, previewParts, sentence, undoItemWords } from "./import-preview.js";
-import { REQUEST } from "./protocol.js";
 import * as storage from "./storage.js";
 import { clip, clipMessage, refusedByNesting, refusedBySize } from "./work-checks.js";
 
 /**
- * @typedef {import("./course-data").Course} Course
- * @typedef {import("./runtime.js").Runtime} Runtime
+ * @typedef {import("../base/course-data").Course} Course
+ * @typedef {import("../runtime/runtime.js").Runtime} Runtime
  * @typedef {import("./import-preview.js").Preview} Preview
  * @typedef {import("./import-preview.js").Changes} Changes
  *
