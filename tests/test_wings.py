@@ -24,7 +24,7 @@ SPECIFIERS = (
 # What the code names but the build does not bundle: files served beside the built code (Pyodide, Graphviz's
 # viz.js, JupyterLite's own service worker), and the course's data the drive reads (labs/data/).
 SERVED = {"runtime/pyodide/pyodide.mjs", "page/viz.js", "runtime/jupyterlite-sw.js"}
-OUTSIDE = ("../labs/data/",)
+OUTSIDE = ("../../labs/data/",)  # as seen from web/src
 
 
 def specifiers(text: str) -> list[str]:

@@ -238,7 +238,7 @@ export function cellEditor(parent, code, { onRun, label }) {
 
 /**
  * Where a gap lies in a file, as Python says: its id and the lines of its opening and closing markers.
- * @typedef {{ id: string, open_line: number, close_line: number }} GapPlace
+ * @typedef {import("../runtime/protocol.js").GapPlace} GapPlace
  *
  * A gap's body in an editor, from the first body line's start to the last one's end.
  * @typedef {{ id: string, editable: boolean, from: number, to: number }} Span

@@ -6,7 +6,7 @@
 // (`follow`), and a gap typed here while another tab's change to it had not arrived yet is kept beside the
 // stored one, both shown until the learner keeps one (see storage.js and tabs.js).
 
-import { el } from "../base/dom.js";
+import { el, saveFile } from "../base/dom.js";
 import { FolderLink } from "../work/folder.js";
 import { handOver, notebookUrl, openWaitingTab } from "../work/handover.js";
 import { plural } from "../work/import-preview.js";
@@ -185,7 +185,14 @@ export class Lab {
       "Open as notebook",
     );
     this.replaceMine = el("div", { class: "ember-replace", hidden: true });
-    this.folder = FolderLink.offer(this); // where the browser can open a folder of the learner's
+    this.folder = FolderLink.offer({
+      // where the browser can open a folder of the learner's: what the link asks of the lab, and nothing more
+      lesson: lesson.id,
+      holder: this.holder,
+      edits: (files) => this.runtime.edits(files),
+      buildModule: () => this.buildModule(),
+      change: (changes, message) => this.change(changes, message),
+    });
     this.closing = this.closingBox();
     this.tabsBox = el("div", { class: "ember-tabs" });
     this.holder.replaceChildren(
@@ -916,12 +923,6 @@ export class Lab {
    */
   async download(file) {
     const { files } = await this.buildModule();
-    const link = el("a", {
-      href: URL.createObjectURL(new Blob([files[file].source], { type: "text/x-python" })),
-      download: file,
-    });
-    document.body.append(link);
-    link.click();
-    link.remove();
+    saveFile(new Blob([files[file].source], { type: "text/x-python" }), file);
   }
 }

@@ -2,7 +2,7 @@
 // The page's interactive parts: questions, the home page's progress, cells and the lab. Loaded by
 // main.js once per visit; with instant navigation it mounts each new page on the same runtime.
 
-import { el } from "../base/dom.js";
+import { el, saveFile } from "../base/dom.js";
 import { resultBox, takeBack } from "../work/handover.js";
 import * as storage from "../work/storage.js";
 import { downloadAllWork, yourWorkBox } from "../work/your-work.js";
@@ -187,19 +187,6 @@ const STORAGE_WORDS = {
 };
 
 /**
- * Save a text as a file of the learner's.
- *
- * @param {string} text
- * @param {string} name
- */
-function download(text, name) {
-  const link = el("a", { href: URL.createObjectURL(new Blob([text], { type: "application/json" })), download: name });
-  document.body.append(link);
-  link.click();
-  link.remove();
-}
-
-/**
  * Tell the learner, at the top of the page, when their saved work could not be read or kept.
  *
  * @param {HTMLElement} root
@@ -219,7 +206,11 @@ function mountStorageNotice(root) {
     box.append(
       el(
         "button",
-        { class: "md-button", type: "button", onclick: () => download(aside, "ember-unreadable.json") },
+        {
+          class: "md-button",
+          type: "button",
+          onclick: () => saveFile(new Blob([aside], { type: "application/json" }), "ember-unreadable.json"),
+        },
         "Download what was kept aside",
       ),
     );

@@ -167,9 +167,14 @@ export const PROBLEM = Object.freeze({
  * One thing that went wrong (labs/checking/problems.py's Problem): the page acts on `kind`, and shows `message`.
  * @typedef {{ kind: string, message: string, gap: string | null, place: Place | null }} Problem
  *
+ * The learner's work as requests carry it: exact texts, and older dedented bodies, by gap id.
+ * @typedef {{ exact: Record<string, string>, pieces: Record<string, string> }} Work
+ *
  * The answers, by kind of request (labs/frontends/session.py makes them):
- * run: the cell's output items, and its problem if it failed.
- * @typedef {{ outputs: import("../page/cell-output.js").OutputItem[], error: Problem | null }} RunAnswer
+ * run: the cell's output items, and its problem if it failed. An item is a display kind with the HTML Python made
+ * of it (labs/showing/render.py), a key that names it for live updates, and its whole text where it was clipped.
+ * @typedef {{ kind: string, html?: string, key?: string, full?: string }} OutputItem
+ * @typedef {{ outputs: OutputItem[], error: Problem | null }} RunAnswer
  *
  * check: one result per claim, whether all held, a problem that stopped them, and the first earlier lesson whose own
  * claims fail on a piece this lab runs on (labs/checking/earlier.py's EarlierFault: the lesson, its title, the gap,
@@ -183,7 +188,9 @@ export const PROBLEM = Object.freeze({
  *
  * module: the learner's files as the lab starts (each file's source and where its gaps lie), the exact texts
  * Python made of older pieces, a problem, and the package's __init__.py.
- * @typedef {{ source: string, gaps: import("../page/editor.js").GapPlace[] }} LearnerFile
+ * A gap's place in its file: its id and the lines of its two markers.
+ * @typedef {{ id: string, open_line: number, close_line: number }} GapPlace
+ * @typedef {{ source: string, gaps: GapPlace[] }} LearnerFile
  * @typedef {{
  *   files: Record<string, LearnerFile>, exact: Record<string, string>, problem: Problem | null, init: string,
  * }} ModuleAnswer
@@ -195,6 +202,31 @@ export const PROBLEM = Object.freeze({
  *
  * edits: what the notebook changed, gap by gap, and the files it could not read, with why.
  * @typedef {{ changed: Record<string, { before: string, now: string }>, broken: Record<string, string> }} EditsAnswer
+ *
+ * save_work: the learner's whole saved state as one work file (labs/checking/work_file.py): its name, its bytes
+ * (base64) and notes on what it holds; or why it could not be made.
+ * @typedef {import("../base/records").State} State
+ * @typedef {import("../base/records").Progress} SavedProgress
+ * @typedef {{ name: string, data: string, notes: string[] } | { error: string }} SaveWorkAnswer
+ *
+ * read_work: a chosen file as the request carries it (its name, its bytes in base64), and what Python answers: what
+ * reading the files would change (labs/checking/work_merge.py's preview), lesson by lesson, and the changes
+ * themselves (its merge: those the store writes, and in ``aside`` the texts here now of the gaps they change);
+ * or why they cannot be read.
+ * @typedef {{ name: string, data: string }} GivenFile
+ * @typedef {{ gap: string, status: "new" | "changed" | "same", origin: string }} GapPreview
+ * @typedef {{ question: string, status: "new" | "merged" | "kept" }} AnswerPreview
+ * @typedef {{ status: "new" | "better" | "kept", mine: SavedProgress | null, file: SavedProgress, merged: SavedProgress }}
+ *   ProgressPreview
+ * @typedef {{
+ *   lesson: string, title: string, gaps: GapPreview[], answers: AnswerPreview[], progress: ProgressPreview | null,
+ * }} LessonPreview
+ * @typedef {{
+ *   course_version: string | null, files: string[], notes: string[],
+ *   counts: { new: number, changed: number, same: number }, lessons: LessonPreview[],
+ * }} Preview
+ * @typedef {import("../base/records").ImportChanges & { aside: Record<string, string> }} Changes
+ * @typedef {{ preview: Preview, changes: Changes } | { error: string }} ReadWorkAnswer
  */
 
 /**

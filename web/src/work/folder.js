@@ -14,7 +14,18 @@ import { el } from "../base/dom.js";
 import * as storage from "./storage.js";
 
 /**
- * @typedef {import("../page/lab.js").Lab} Lab
+ * What a folder link asks of the lab it serves, and nothing more: the lab's lesson; its element, which holds
+ * data-ready="true" while it shows the learner's files and leaves the page with it; the edits a folder's files
+ * make (through Python); the learner's files as the lab builds them now; and a change of gaps taken into the saved
+ * work, which the lab shows and can undo.
+ * @typedef {{
+ *   lesson: string,
+ *   holder: HTMLElement,
+ *   edits: (files: { before: Record<string, string>, now: Record<string, string> }) =>
+ *     Promise<import("../runtime/protocol.js").EditsAnswer>,
+ *   buildModule: () => Promise<import("../runtime/protocol.js").ModuleAnswer>,
+ *   change: (changes: Record<string, string | null>, message: string) => Promise<void>,
+ * }} LabSide
  *
  * The linked folder and what the page last wrote into its ember/ folder (file name -> source).
  * @typedef {{ handle: FileSystemDirectoryHandle, files: Record<string, string> }} Link
@@ -155,14 +166,14 @@ export class FolderLink {
   /**
    * The link for a lab, or null where the browser cannot open a folder.
    *
-   * @param {Lab} lab
+   * @param {LabSide} lab
    * @returns {FolderLink | null}
    */
   static offer(lab) {
     return typeof window.showDirectoryPicker === "function" ? new FolderLink(lab) : null;
   }
 
-  /** @param {Lab} lab */
+  /** @param {LabSide} lab */
   constructor(lab) {
     this.lab = lab;
     /** @type {FileSystemDirectoryHandle | null} */
@@ -178,8 +189,8 @@ export class FolderLink {
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.timer = undefined;
     this.workSeen = JSON.stringify(storage.work());
-    const what = `ember-folder-what-${lab.lesson.id}`;
-    const state = `ember-folder-state-${lab.lesson.id}`;
+    const what = `ember-folder-what-${lab.lesson}`;
+    const state = `ember-folder-state-${lab.lesson}`;
     /** @type {(text: string, action: () => void, describedBy?: string) => HTMLButtonElement} */
     const button = (text, action, describedBy) =>
       el("button", { class: "md-button", type: "button", "aria-describedby": describedBy, onclick: action }, text);
@@ -381,7 +392,7 @@ export class FolderLink {
     /** @type {Record<string, string>} */
     let broken = {};
     if (!untouched) {
-      const edits = await this.lab.runtime.edits({ before, now });
+      const edits = await this.lab.edits({ before, now });
       broken = edits.broken;
       await this.take(edits.changed);
     }

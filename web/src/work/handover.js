@@ -13,7 +13,7 @@
 // also writes the learner's seed (ember/.learner.json), so the notebook's questions list their options
 // in the order this page shows them.
 
-import { el } from "../base/dom.js";
+import { el, saveFile } from "../base/dom.js";
 import { DRIVE as DRIVE_NAMES, readFolder } from "./drive.js";
 import * as storage from "./storage.js";
 
@@ -332,18 +332,8 @@ export async function acceptAsIs(name) {
 
 // --- what the learner sees ---------------------------------------------------------------------
 
-/**
- * Save a text as a file of the learner's.
- *
- * @param {string} text
- * @param {string} name
- */
-function downloadText(text, name) {
-  const link = el("a", { href: URL.createObjectURL(new Blob([text], { type: "text/x-python" })), download: name });
-  document.body.append(link);
-  link.click();
-  link.remove();
-}
+/** @param {string} text  @returns {Blob} a Python file's text, to save */
+const pythonText = (text) => new Blob([text], { type: "text/x-python" });
 
 /**
  * A box at the top of a lesson page saying what came back from the notebook, with a choice for each
@@ -389,7 +379,7 @@ export function resultBox({ taken, conflicts, broken }, { version, onChange }) {
         el("button", { class: "md-button", type: "button", onclick: choose("lab") }, "Keep the lab's"),
         el(
           "button",
-          { class: "md-button", type: "button", onclick: () => downloadText(notebook, `${gap}.notebook.py`) },
+          { class: "md-button", type: "button", onclick: () => saveFile(pythonText(notebook), `${gap}.notebook.py`) },
           "Download the notebook's",
         ),
       ),
@@ -415,7 +405,7 @@ export function resultBox({ taken, conflicts, broken }, { version, onChange }) {
           {
             class: "md-button",
             type: "button",
-            onclick: async () => downloadText((await readDrive([name]))[name] || "", name),
+            onclick: async () => saveFile(pythonText((await readDrive([name]))[name] || ""), name),
           },
           `Download the notebook's ${name}`,
         ),

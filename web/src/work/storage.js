@@ -28,33 +28,16 @@ const ASIDE = "ember:unreadable";
 const EVENT = "ember:storage";
 
 /**
- * A gap's piece: its code, the course version and release it was written under, when it was saved, and whether
- * it is the exact text typed (older versions saved dedented bodies); rev names this write of it, after the one it
- * replaced (so a tab can tell whether a piece was written on top of what it had).
- * @typedef {{
- *   code: string, version?: string, release?: number, saved?: number, exact?: boolean, rev?: string, after?: string,
- * }} Piece
+ * The saved state's records (base/records.d.ts).
+ * @typedef {import("../base/records").Piece} Piece
+ * @typedef {import("../base/records").Rival} Rival
+ * @typedef {import("../base/records").Answer} Answer
+ * @typedef {import("../base/records").Progress} Progress
+ * @typedef {import("../base/records").State} State
+ * @typedef {import("../base/records").ImportChanges} ImportChanges
  *
- * A gap's text typed in one tab while another tab's change to the gap had not reached it: kept beside the stored
- * piece until the learner chooses. tab: the tab that typed it (see `isThisTab`).
- * @typedef {{ code: string, tab: string, saved: number }} Rival
- *
- * A question's saved answer: the last option picked and whether it was right; everCorrect: picked right before
- * the answer was shown; tried: the wrong options picked; revealed: the learner asked for the answer.
- * @typedef {{ option: string, correct: boolean, everCorrect?: boolean, tried?: string[], revealed?: boolean }} Answer
- *
- * A lesson's last check run: how many claims held, of how many, and when.
- * @typedef {{ passed: number, total: number, done: boolean, at?: number }} Progress
- *
- * Everything stored: pieces by gap id, answers by question id, progress by lesson id, the last lesson visited,
- * the learner's seed, and the gaps typed in two tabs at once (only while there are any).
- * @typedef {{
- *   pieces: Record<string, Piece>, answers: Record<string, Answer>, progress: Record<string, Progress>,
- *   last: string | null, seed: string | null, conflicts?: Record<string, Rival[]>,
- * }} State
- *
- * The learner's work as requests carry it: exact texts, and older dedented bodies, by gap id.
- * @typedef {{ exact: Record<string, string>, pieces: Record<string, string> }} Work
+ * The learner's work as requests carry it (runtime/protocol.js).
+ * @typedef {import("../runtime/protocol.js").Work} Work
  *
  * What is wrong with storage, and what it concerns.
  * @typedef {{ kind: "unreadable" | "unavailable" | "full", detail?: unknown }} StorageProblem
@@ -703,16 +686,6 @@ export const STORAGE_EVENT = EVENT;
 const BEFORE_IMPORT = "ember:before-import";
 /** @type {ImportRecord | null} */
 let recordInMemory = null; // the record, when the browser cannot store it
-
-/**
- * The changes of a work file read into the saved state (labs/checking/work_merge.py's ``merge``): pieces as exact
- * texts with their origins, answers and progress as merged, and the seed and last lesson where they change (null
- * keeps the state's). Its ``aside`` (the state's texts of changed gaps) is not needed here.
- * @typedef {{
- *   pieces: Record<string, { code: string, origin: string }>, answers: Record<string, Answer>,
- *   progress: Record<string, Progress>, seed: string | null, last: string | null,
- * }} ImportChanges
- */
 
 /**
  * One entry an import wrote: what it held before (null: nothing) and what the import put there.

@@ -8,8 +8,7 @@
 // Sizes (each file's, and the whole import's) and a work file's nesting are checked here before Python reads
 // anything (work-checks.js). Everything that comes from a file (names, notes, code, messages) is shown as text,
 // names and messages cut to a bounded length.
-import { el } from "../base/dom.js";
-import { REQUEST } from "../runtime/protocol.js";
+import { el, saveFile } from "../base/dom.js";
 import { listWords, plural, previewParts, sentence, undoItemWords } from "./import-preview.js";
 import * as storage from "./storage.js";
 import { clip, clipMessage, refusedByNesting, refusedBySize } from "./work-checks.js";
@@ -17,14 +16,10 @@ import { clip, clipMessage, refusedByNesting, refusedBySize } from "./work-check
 /**
  * @typedef {import("../base/course-data").Course} Course
  * @typedef {import("../runtime/runtime.js").Runtime} Runtime
- * @typedef {import("./import-preview.js").Preview} Preview
- * @typedef {import("./import-preview.js").Changes} Changes
- *
- * A chosen file as the request carries it.
- * @typedef {{ name: string, data: string }} GivenFile
- *
- * What Python answers a work file: what it would change and the changes, or why it cannot be read.
- * @typedef {{ preview: Preview, changes: Changes } | { error: string }} ReadAnswer
+ * @typedef {import("../runtime/protocol.js").Preview} Preview
+ * @typedef {import("../runtime/protocol.js").Changes} Changes
+ * @typedef {import("../runtime/protocol.js").GivenFile} GivenFile
+ * @typedef {import("../runtime/protocol.js").ReadWorkAnswer} ReadAnswer
  *
  * What the box needs: Python, the course, what to redraw once the saved work changed, and more buttons for its
  * toolbar.
@@ -205,23 +200,17 @@ class YourWork {
     this.busy(true);
     try {
       await this.python("Making your work file…");
-      const answer = await this.runtime.request(REQUEST.SAVE_WORK, {
+      const answer = await this.runtime.saveWork({
         state: storage.savedState(),
         version: this.course.version,
         today: today(),
       });
-      if (answer.error) {
+      if ("error" in answer) {
         this.fail(`Your work file could not be made. ${sentence(answer.error)}`);
         return;
       }
-      const link = el("a", {
-        href: URL.createObjectURL(new Blob([fromBase64(answer.data)], { type: "application/zip" })),
-        download: answer.name,
-      });
-      document.body.append(link);
-      link.click();
-      link.remove();
-      const notes = /** @type {string[]} */ (answer.notes).map((note) => ` Note: ${sentence(note)}`).join("");
+      saveFile(new Blob([fromBase64(answer.data)], { type: "application/zip" }), answer.name);
+      const notes = answer.notes.map((note) => ` Note: ${sentence(note)}`).join("");
       this.status.textContent = `Saved ${answer.name}: your code, answers and progress.${notes}`;
     } catch (error) {
       this.pythonFailed(error);
@@ -262,7 +251,7 @@ class YourWork {
       const given = files.map((file, i) => ({ name: clip(file.name), data: toBase64(contents[i]) }));
       await this.python(`Reading ${names}…`);
       /** @type {ReadAnswer} */
-      const answer = await this.runtime.request(REQUEST.READ_WORK, {
+      const answer = await this.runtime.readWork({
         state: storage.savedState(),
         files: given,
         keep_mine: [],
@@ -353,7 +342,7 @@ class YourWork {
     for (const box of keeps) box.disabled = true;
     try {
       /** @type {ReadAnswer} */
-      const answer = await this.runtime.request(REQUEST.READ_WORK, {
+      const answer = await this.runtime.readWork({
         state: storage.savedState(),
         files: given,
         keep_mine: keepMine,
