@@ -1,7 +1,7 @@
 """Facts the page's JavaScript shares with the course's Python, each written once on each side and held together
 here: the kinds of problem and the fields of an earlier lesson's fault (labs/checking/problems.py and earlier.py,
-web/src/runtime/protocol.js), the verdict words before a question's feedback (labs/course/questions.py, web/src/page/quiz.js)
-and how an id names its lesson (labs/course/gaps.py, web/src/base/ids.js)."""
+web/src/runtime/protocol.js), the verdict words before a question's feedback (labs/course/questions.py,
+web/src/page/quiz.js) and how an id names its lesson (labs/course/gaps.py, web/src/base/ids.js)."""
 
 from __future__ import annotations
 

@@ -134,7 +134,9 @@ def test_the_pages_seeds_are_seeds_to_python_too() -> None:
 # --- the saved answers, as the page reads them ------------------------------------------------------
 
 
-STORAGE = f'import * as storage from "./web/src/work/storage.js"; {READ_STDIN}'
+STORAGE = ('import * as store from "./web/src/work/store.js"; '
+           'import * as answers from "./web/src/work/answers.js"; const storage = { ...store, ...answers }; '
+           f'{READ_STDIN}')
 
 
 @pytest.mark.skipif(NODE is None, reason="node is not installed")

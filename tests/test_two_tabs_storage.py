@@ -1,7 +1,7 @@
-"""The page's storage with one learner in several tabs (web/src/work/storage.js, run by node): each write changes only
-its own gap on the state as stored, a gap typed in two tabs at once keeps both texts, and a tab on an older
-release of the course never writes over a newer one's piece. Each tab is an instance of the module of its own,
-over one shared localStorage."""
+"""The page's storage with one learner in several tabs (web/src/work/store.js, pieces.js and answers.js, run by
+node): each write changes only its own gap on the state as stored, a gap typed in two tabs at once keeps both texts,
+and a tab on an older release of the course never writes over a newer one's piece. Each tab is an instance of the
+modules of its own, over one shared localStorage."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ NODE = shutil.which("node")
 # Two tabs (and a newer one) of the page's storage over one localStorage; the test's steps run on them, and what
 # they answer and what is stored in the end is printed.
 TABS = """
+import { register } from "node:module";
 const items = new Map();
 globalThis.window = new EventTarget();
 window.localStorage = {
@@ -25,8 +26,19 @@ window.localStorage = {
   setItem: (key, value) => items.set(key, String(value)),
   removeItem: (key) => items.delete(key),
 };
+// A tab's modules are one instance each: a module imported as .../x.js?tab=one imports its own as ?tab=one too.
+register("data:text/javascript," + encodeURIComponent(`export async function resolve(specifier, context, next) {
+  const found = await next(specifier, context);
+  const tab = context.parentURL && new URL(context.parentURL).searchParams.get("tab");
+  if (!tab || !specifier.startsWith(".")) return found;
+  const url = new URL(found.url);
+  url.searchParams.set("tab", tab);
+  return { ...found, url: url.href };
+}`));
 const tab = async (name, version, release) => {
-  const storage = await import(`./web/src/work/storage.js?tab=${name}`);
+  const names = ["store", "pieces", "answers"];
+  const modules = await Promise.all(names.map((m) => import(`./web/src/work/${m}.js?tab=${name}`)));
+  const storage = Object.assign({}, ...modules);
   storage.useCourse({ version, release });
   return storage;
 };

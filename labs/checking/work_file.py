@@ -20,7 +20,7 @@
   earlier stage's code goes in ``text``, so nothing of the page's saved work is lost.
 - ``README.txt``: what the folder is, in three lines.
 
-API (plain data in and out; ``state`` is the page's saved state as web/src/work/storage.js keeps it)
+API (plain data in and out; ``state`` is the page's saved state as web/src/storage.js keeps it)
 
 - :func:`read_work` (a zip's bytes) and :func:`read_work_files` (``[(name, bytes)]``: one zip, or
   learner ``.py`` files) answer a :class:`WorkFile`, or raise :class:`WorkFileError` whose message says

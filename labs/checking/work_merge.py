@@ -11,7 +11,7 @@ state's). The seed is the file's when the state has none or has no answers yet (
 the order the learner met them); ``last`` is the file's only where the state has none.
 
 :func:`preview` says it lesson by lesson, :func:`merge` answers the changes (only what changes), and
-:func:`merged_state` applies them to a state. ``state`` is the page's saved state as web/src/work/storage.js
+:func:`merged_state` applies them to a state. ``state`` is the page's saved state as web/src/storage.js
 keeps it; everything in and out is plain data.
 """
 

@@ -100,7 +100,7 @@ def course_data(course: Course, urls: dict[str, str], version: str, release: int
     """What the page script reads about the course (web/src/page/page.js, lab.js, quiz.js), and nothing more.
 
     ``release`` orders the builds of the course (scripts/build_site.py's course_release): the page stores it
-    with each piece, so that a tab on an older build never writes over a newer build's work (web/src/work/storage.js).
+    with each piece, so that a tab on an older build never writes over a newer build's work (web/src/work/pieces.js).
     """
     return {
         "version": version,

@@ -1,4 +1,4 @@
-// The records of the learner's saved state (work/storage.js keeps them in localStorage, checked when read), which
+// The records of the learner's saved state (work/store.js keeps them in localStorage, checked when read), which
 // requests also carry to Python (labs/checking/work_file.py and work_merge.py read the same shapes).
 
 /**

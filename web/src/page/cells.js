@@ -4,7 +4,7 @@
 import { el } from "../base/dom.js";
 import { lessonOf } from "../base/ids.js";
 import { PROBLEM } from "../runtime/protocol.js";
-import * as storage from "../work/storage.js";
+import * as savedCode from "../work/pieces.js";
 import { renderLive, renderOutputs, roomIn } from "./cell-output.js";
 import { cellEditor } from "./editor.js";
 
@@ -91,7 +91,7 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         const onAsk = (prompt) => askInPage(live, prompt);
         // Python lays pictures out for the output's width (their text keeps its size on a phone).
         const room = roomIn(output, 1, 100000);
-        const payload = { page, lab: lesson, ...storage.work(), code: view.state.doc.toString(), room };
+        const payload = { page, lab: lesson, ...savedCode.work(), code: view.state.doc.toString(), room };
         const running = runtime.run(payload, onProgress, onAsk);
         ranIn.set(`${page}#${index}`, runtime.restarts);
         const result = await running;

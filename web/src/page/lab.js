@@ -6,11 +6,12 @@
 // them, asking the lab only for what its LabSide names (as work/folder.js does for a linked folder).
 
 import { el, saveFile } from "../base/dom.js";
+import * as savedAnswers from "../work/answers.js";
 import { FolderLink } from "../work/folder.js";
 import { Following } from "../work/following.js";
 import { handOver, notebookUrl, openWaitingTab } from "../work/handover.js";
 import { plural } from "../work/import-preview.js";
-import * as storage from "../work/storage.js";
+import * as savedCode from "../work/pieces.js";
 import { reachScrollBoxes } from "./access.js";
 import { focusGap, gapTexts, labEditor, lockGapsOf, replaceText, scrollToGap, setGapTexts } from "./editor.js";
 import { gapAnchor, newerVersionNote, revealLinkedGap } from "./newer-version.js";
@@ -286,7 +287,7 @@ export class Lab {
 
   /** On each gap a later lesson reopens, say whether the learner's newer version of it is there. */
   showNewer() {
-    const pieces = storage.pieces();
+    const pieces = savedCode.pieces();
     for (const [id, box] of this.newerNotes) {
       const note = newerVersionNote(this.course, this.siteRoot, id, pieces);
       if ((note?.dataset.newer ?? "") !== (box.firstElementChild?.getAttribute("data-newer") ?? ""))
@@ -335,16 +336,16 @@ export class Lab {
    */
   async buildCurrent() {
     for (let tries = 1; ; tries += 1) {
-      const asked = JSON.stringify(storage.work());
+      const asked = JSON.stringify(savedCode.work());
       const answer = await this.buildModule();
-      if (tries >= 5 || JSON.stringify(storage.work()) === asked) return answer;
+      if (tries >= 5 || JSON.stringify(savedCode.work()) === asked) return answer;
     }
   }
 
   /** Ask Python for the learner's files as this lab starts: {files: {name: {source, gaps}}, exact, problem}. */
   async buildModule() {
-    const answer = await this.runtime.module({ lab: this.lesson.id, ...storage.work() });
-    storage.adoptExact(answer.exact); // pieces saved by older versions become exact texts
+    const answer = await this.runtime.module({ lab: this.lesson.id, ...savedCode.work() });
+    savedCode.adoptExact(answer.exact); // pieces saved by older versions become exact texts
     return answer;
   }
 
@@ -443,7 +444,7 @@ export class Lab {
    * ``keepsItsText`` names keeps what its editor shows.
    *
    * @param {string[]} changed
-   * @param {storage.Work} work
+   * @param {savedCode.Work} work
    * @param {(gap: string) => boolean} keepsItsText
    */
   async showStored(changed, work, keepsItsText) {
@@ -512,7 +513,7 @@ export class Lab {
     this.showRunning();
     try {
       await this.folder?.beforeRun(); // what the learner saved in their folder is what the checks run on
-      const report = await this.runtime.check({ lab: this.lesson.id, ...storage.work() });
+      const report = await this.runtime.check({ lab: this.lesson.id, ...savedCode.work() });
       this.showReport(report);
     } catch (error) {
       this.showRunning(false);
@@ -576,7 +577,7 @@ export class Lab {
     }
     this.showProblem(report.problem);
     this.closing.dataset.lit = String(report.passed);
-    storage.saveProgress(this.lesson.id, passed, report.results.length);
+    savedAnswers.saveProgress(this.lesson.id, passed, report.results.length);
   }
 
   /**
@@ -624,7 +625,7 @@ export class Lab {
   async loadPiece(gap) {
     const { changes } = await this.runtime.earlier({
       lab: this.lesson.id,
-      ...storage.work(),
+      ...savedCode.work(),
       replace_own: true,
       gaps: [gap],
     });
@@ -651,7 +652,7 @@ export class Lab {
    * @param {string} message  what to say once the editors show them
    */
   async change(changes, message) {
-    const before = storage.exactTexts();
+    const before = savedCode.exactTexts();
     this.undo = Object.fromEntries(Object.keys(changes).map((id) => [id, id in before ? before[id] : null]));
     this.saveChanges(changes);
     this.undoButton.hidden = false;
@@ -696,7 +697,7 @@ export class Lab {
    * @param {boolean} mine
    */
   async loadFinished(mine) {
-    const answer = await this.runtime.earlier({ lab: this.lesson.id, ...storage.work(), replace_own: mine });
+    const answer = await this.runtime.earlier({ lab: this.lesson.id, ...savedCode.work(), replace_own: mine });
     const { changes, own } = answer;
     const count = Object.keys(changes).length;
     const them = count === 1 ? "it" : "them";

@@ -3,8 +3,10 @@
 // main.js once per visit; with instant navigation it mounts each new page on the same runtime.
 
 import { el, saveFile } from "../base/dom.js";
+import * as savedAnswers from "../work/answers.js";
 import { resultBox, takeBack } from "../work/handover.js";
-import * as storage from "../work/storage.js";
+import * as savedCode from "../work/pieces.js";
+import * as store from "../work/store.js";
 import { downloadAllWork, yourWorkBox } from "../work/your-work.js";
 import { cellToCell, mountSkipLinks, nameTheThemesParts, watchScrollBoxes } from "./access.js";
 import { askToKeepStorage, mountBrowserNote, mountStorageNote } from "./notes.js";
@@ -192,7 +194,7 @@ const STORAGE_WORDS = {
  * @param {HTMLElement} root
  */
 function mountStorageNotice(root) {
-  const problems = storage.problems(); // reading may find a problem and announce it: draw after that
+  const problems = store.problems(); // reading may find a problem and announce it: draw after that
   for (const old of root.querySelectorAll(".ember-storage")) old.remove();
   if (!problems.length) return;
   const box = el("div", {
@@ -201,7 +203,7 @@ function mountStorageNotice(root) {
     "data-problems": problems.map((p) => p.kind).join(" "),
   });
   for (const problem of problems) box.append(el("p", { text: STORAGE_WORDS[problem.kind] }));
-  const aside = storage.asideText();
+  const aside = store.asideText();
   if (aside)
     box.append(
       el(
@@ -222,7 +224,7 @@ function mountStorageNotice(root) {
           class: "md-button",
           type: "button",
           onclick: () => {
-            storage.acknowledgeAside();
+            store.acknowledgeAside();
             box.remove();
           },
         },
@@ -252,7 +254,7 @@ function mountStorageNotice(root) {
 /**
  * Where the learner is with a lesson: "done", "started" or "new", and in words.
  *
- * @param {Record<string, import("../work/storage.js").Progress>} progress
+ * @param {Record<string, import("../work/answers.js").Progress>} progress
  * @param {string} id
  * @returns {{ state: string, word: string }}
  */
@@ -271,7 +273,7 @@ function progressOf(progress, id) {
  *
  * @param {Course} data
  * @param {string[]} ids
- * @param {Record<string, import("../work/storage.js").Progress>} progress
+ * @param {Record<string, import("../work/answers.js").Progress>} progress
  */
 function lessonList(data, ids, progress) {
   const first = ids.length ? data.lessons[ids[0]].number : 1;
@@ -304,10 +306,10 @@ function lessonList(data, ids, progress) {
 function mountHome(root, data) {
   const holders = [.../** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-home"))];
   if (!holders.length) return;
-  const progress = storage.progress();
+  const progress = savedAnswers.progress();
   /** @param {HTMLElement} holder */
   const partOf = (holder) => data.parts.find((part) => String(part.number) === holder.dataset.part);
-  const last = storage.lastLesson();
+  const last = savedAnswers.lastLesson();
   const resume =
     last && data.lessons[last]?.url
       ? el(
@@ -356,7 +358,7 @@ function mountYourWork(root, data) {
         type: "button",
         onclick: () => {
           if (confirm("Forget all your code, answers and progress in this browser?")) {
-            storage.resetAll();
+            store.resetAll();
             location.reload();
           }
         },
@@ -375,14 +377,14 @@ function mountYourWork(root, data) {
  * @param {Course} data
  */
 function followProgress(root, data) {
-  const progress = storage.progress();
+  const progress = savedAnswers.progress();
   for (const item of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-home li[data-lesson]"))) {
     const { state, word } = progressOf(progress, /** @type {string} */ (item.dataset.lesson));
     item.dataset.state = state;
     const words = item.querySelector(".ember-progress");
     if (words) words.textContent = ` — ${word}`;
   }
-  const last = storage.lastLesson();
+  const last = savedAnswers.lastLesson();
   const resume = /** @type {HTMLElement | null} */ (root.querySelector(".ember-resume"));
   if (root.querySelector(".ember-home") && last && data.lessons[last]?.url && resume?.dataset.lesson !== last) {
     mountHome(root, data);
@@ -414,7 +416,7 @@ async function mountPage() {
     return;
   }
   currentRoot = root;
-  storage.useCourse(data);
+  savedCode.useCourse(data);
   showStartProblem(root);
   mountStorageNotice(root);
   mountQuestions(root, data);
@@ -425,7 +427,7 @@ async function mountPage() {
   if (location.protocol !== "file:") mountBrowserNote(root);
   if (location.protocol === "file:") return; // assets/file-warning.js explains how to serve the site
   const lesson = /** @type {string} */ (page.dataset.lesson);
-  storage.visit(lesson);
+  savedAnswers.visit(lesson);
   // The editors wait for Python: they would only compete with its start for the two cores a laptop
   // may have, and nothing can run before it is up. Until then the cells show their code as text. Their
   // code is fetched and compiled meanwhile (off the main thread), so that they come at once when it is.
@@ -511,11 +513,11 @@ export function start(sharedRuntime) {
   runtime = sharedRuntime;
   watchRuntime();
   window.addEventListener(
-    storage.STORAGE_EVENT,
+    store.STORAGE_EVENT,
     (event) => /** @type {CustomEvent} */ (event).detail?.problem && currentRoot && mountStorageNotice(currentRoot),
   );
   window.addEventListener(
-    storage.STORAGE_EVENT,
+    store.STORAGE_EVENT,
     (event) => /** @type {CustomEvent} */ (event).detail?.otherTab && followOtherTabs(),
   );
   // A page the browser kept while the learner was away heard nothing meanwhile: it looks at what is stored now.

@@ -11,7 +11,8 @@
 // holding anything the page did not write, and cannot take, is first copied aside (ember/scalar.py.1.bak).
 
 import { el } from "../base/dom.js";
-import * as storage from "./storage.js";
+import * as savedCode from "./pieces.js";
+import * as store from "./store.js";
 
 /**
  * What a folder link asks of the lab it serves, and nothing more: the lab's lesson; its element, which holds
@@ -188,7 +189,7 @@ export class FolderLink {
     this.waiting = null;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.timer = undefined;
-    this.workSeen = JSON.stringify(storage.work());
+    this.workSeen = JSON.stringify(savedCode.work());
     const what = `ember-folder-what-${lab.lesson}`;
     const state = `ember-folder-state-${lab.lesson}`;
     /** @type {(text: string, action: () => void, describedBy?: string) => HTMLButtonElement} */
@@ -221,14 +222,14 @@ export class FolderLink {
     this.onVisible = () => this.syncSoon(0);
     this.onFocus = () => this.syncSoon(0);
     this.onStorage = () => {
-      const work = JSON.stringify(storage.work());
+      const work = JSON.stringify(savedCode.work());
       if (this.syncing || work === this.workSeen) return; // a sync under way looks again when it ends
       this.workSeen = work;
       this.syncSoon(WRITE_AFTER_MS);
     };
     document.addEventListener("visibilitychange", this.onVisible);
     window.addEventListener("focus", this.onFocus);
-    window.addEventListener(storage.STORAGE_EVENT, this.onStorage);
+    window.addEventListener(store.STORAGE_EVENT, this.onStorage);
   }
 
   /** Stop following the page: another page's lab has its own link now. */
@@ -236,7 +237,7 @@ export class FolderLink {
     clearTimeout(this.timer);
     if (this.onVisible) document.removeEventListener("visibilitychange", this.onVisible);
     if (this.onFocus) window.removeEventListener("focus", this.onFocus);
-    if (this.onStorage) window.removeEventListener(storage.STORAGE_EVENT, this.onStorage);
+    if (this.onStorage) window.removeEventListener(store.STORAGE_EVENT, this.onStorage);
   }
 
   /** The folder linked before (on this lesson page or another), in use at once if the browser still allows it. */
@@ -388,7 +389,7 @@ export class FolderLink {
     const before = link.files;
     const now = await readFiles(folder, Object.keys(before));
     const untouched = Object.keys(before).every((name) => now[name] === before[name]);
-    if (untouched && this.writtenFrom === JSON.stringify(storage.work())) return; // nothing new on either side
+    if (untouched && this.writtenFrom === JSON.stringify(savedCode.work())) return; // nothing new on either side
     /** @type {Record<string, string>} */
     let broken = {};
     if (!untouched) {
@@ -396,7 +397,7 @@ export class FolderLink {
       broken = edits.broken;
       await this.take(edits.changed);
     }
-    const work = JSON.stringify(storage.work());
+    const work = JSON.stringify(savedCode.work());
     const { files, init } = await this.lab.buildModule();
     const names = Object.keys(files);
     const there = await readFiles(folder, [...names, INIT]);
@@ -422,7 +423,7 @@ export class FolderLink {
     if (there[INIT] === undefined) await writeFile(folder, INIT, init); // a learner's own __init__.py stays
     await writeLink({ handle, files: written });
     this.writtenFrom = Object.keys(broken).length ? null : work;
-    this.workSeen = JSON.stringify(storage.work());
+    this.workSeen = JSON.stringify(savedCode.work());
     if (this.workSeen !== work) this.syncSoon(WRITE_AFTER_MS); // typed in the lab meanwhile
     this.showBroken(broken);
     const kept = copies.length
@@ -439,7 +440,7 @@ export class FolderLink {
    * @param {Record<string, { before: string, now: string }>} changed
    */
   async take(changed) {
-    const saved = storage.exactTexts();
+    const saved = savedCode.exactTexts();
     /** @type {Record<string, string>} */
     const taken = {};
     const both = [];

@@ -2,11 +2,11 @@
 // A lab's gaps with the learner's course open in several tabs: what this tab types is saved on top of the stored
 // piece its editor showed; what another tab saves comes into the editors in place (`follow`); a gap typed here while
 // another tab's change to it had not arrived yet is kept beside the stored one, both shown until the learner keeps
-// one; and a gap a tab on a newer release of the course saved becomes read-only here (see storage.js and tabs.js).
+// one; and a gap a tab on a newer release of the course saved becomes read-only here (see pieces.js and tabs.js).
 //
 // It talks to the lab only through LabSide: the editors' texts, and the few things only the lab can do.
 
-import * as storage from "./storage.js";
+import * as savedCode from "./pieces.js";
 import { conflictBox, newerNote, versionsOf } from "./tabs.js";
 
 /**
@@ -53,7 +53,7 @@ export class Following {
 
   /**
    * Save each of this lesson's gaps the learner changed, as they typed it, byte for byte, on top of the stored
-   * piece the editor showed (storage.saveTyped): a gap another tab changed meanwhile keeps both texts.
+   * piece the editor showed (savedCode.saveTyped): a gap another tab changed meanwhile keeps both texts.
    *
    * @param {Record<string, string>} texts
    */
@@ -61,7 +61,7 @@ export class Following {
     for (const [id, text] of Object.entries(texts)) {
       if (!this.lab.gapIds.includes(id) || text === this.shown[id] || this.locked.has(id)) continue;
       this.shown[id] = text;
-      const { outcome, rev } = storage.saveTyped(id, text, this.seen[id] ?? null, this.lab.version);
+      const { outcome, rev } = savedCode.saveTyped(id, text, this.seen[id] ?? null, this.lab.version);
       if (outcome === "saved") {
         this.seen[id] = rev;
         this.known.exact[id] = text;
@@ -79,8 +79,8 @@ export class Following {
    * @param {Record<string, string | null>} changes
    */
   saveChanges(changes) {
-    const refused = storage.saveExact(changes, this.lab.version);
-    const pieces = storage.pieces();
+    const refused = savedCode.saveExact(changes, this.lab.version);
+    const pieces = savedCode.pieces();
     for (const id of Object.keys(changes)) if (id in this.seen) this.seen[id] = pieces[id]?.rev ?? null;
     this.lock(refused.filter((id) => this.lab.gapIds.includes(id)));
   }
@@ -92,8 +92,8 @@ export class Following {
    */
   heldHere() {
     const held = new Map();
-    for (const [gap, rivals] of Object.entries(storage.conflicts())) {
-      const mine = rivals.find(storage.isThisTab);
+    for (const [gap, rivals] of Object.entries(savedCode.conflicts())) {
+      const mine = rivals.find(savedCode.isThisTab);
       if (mine && this.lab.gapIds.includes(gap)) held.set(gap, mine.code);
     }
     return held;
@@ -104,9 +104,9 @@ export class Following {
    * back into its editor, and gaps a newer release of the course saved are locked.
    */
   takeStock() {
-    const pieces = storage.pieces();
+    const pieces = savedCode.pieces();
     const held = this.heldHere();
-    this.known = storage.work();
+    this.known = savedCode.work();
     for (const id of this.lab.gapIds) {
       if (this.lab.textOf(id) === undefined) continue;
       const mine = held.get(id);
@@ -115,7 +115,7 @@ export class Following {
       this.seen[id] = pieces[id]?.rev ?? null;
     }
     this.held = new Set(held.keys());
-    this.lock(this.lab.gapIds.filter((id) => storage.isNewer(pieces[id])));
+    this.lock(this.lab.gapIds.filter((id) => savedCode.isNewer(pieces[id])));
     this.showTabs();
   }
 
@@ -153,17 +153,17 @@ export class Following {
 
   /** One look at the stored work: the gaps it changed go into the editors, the cursor staying where it is. */
   async followOnce() {
-    const pieces = storage.pieces();
+    const pieces = savedCode.pieces();
     const held = this.heldHere();
-    const work = storage.work();
+    const work = savedCode.work();
     for (const id of this.lab.gapIds) {
       const stored = pieces[id];
       const seen = this.seen[id] ?? null;
       if (held.has(id) || !stored || stored.rev === seen || seen === null) continue;
       // This tab's last write was replaced by one written without it: keep it beside, not lose it.
-      const overwritten = storage.wroteHere({ code: "", rev: seen }) && stored.after !== seen;
+      const overwritten = savedCode.wroteHere({ code: "", rev: seen }) && stored.after !== seen;
       if (overwritten && stored.code !== this.shown[id]) {
-        storage.keepBeside(id, this.shown[id]);
+        savedCode.keepBeside(id, this.shown[id]);
         held.set(id, this.shown[id]);
       }
     }
@@ -190,7 +190,7 @@ export class Following {
       this.shown[id] = text;
       this.seen[id] = pieces[id]?.rev ?? null;
     }
-    this.lock(this.lab.gapIds.filter((id) => storage.isNewer(pieces[id])));
+    this.lock(this.lab.gapIds.filter((id) => savedCode.isNewer(pieces[id])));
     this.showTabs();
   }
 
@@ -201,7 +201,7 @@ export class Following {
    * @param {string | null} code
    */
   async keep(gap, code) {
-    if (!storage.keepVersion(gap, code, this.lab.version)) {
+    if (!savedCode.keepVersion(gap, code, this.lab.version)) {
       this.lock([gap]);
       return;
     }
@@ -211,8 +211,8 @@ export class Following {
 
   /** Show, above the editors, each gap typed in two tabs with its versions, and the gaps a newer release saved. */
   showTabs() {
-    const conflicts = storage.conflicts();
-    const pieces = storage.pieces();
+    const conflicts = savedCode.conflicts();
+    const pieces = savedCode.pieces();
     const box = this.lab.box;
     for (const [gap, shown] of this.conflictBoxes) {
       if (conflicts[gap]) continue;
@@ -221,7 +221,7 @@ export class Following {
     }
     for (const gap of this.lab.gapIds) {
       if (!conflicts[gap]) continue;
-      const versions = versionsOf(pieces[gap], conflicts[gap], storage.wroteHere(pieces[gap]));
+      const versions = versionsOf(pieces[gap], conflicts[gap], savedCode.wroteHere(pieces[gap]));
       const where = versions.map((version) => version.where).join();
       const shown = this.conflictBoxes.get(gap);
       if (shown?.where === where) {

@@ -8,7 +8,7 @@ import { clipMessage } from "./work-checks.js";
 /**
  * @typedef {import("../base/course-data").Course} Course
  * @typedef {import("../base/records").Progress} Progress
- * @typedef {import("./storage.js").UndoItem} UndoItem
+ * @typedef {import("./import-undo.js").UndoItem} UndoItem
  *
  * What reading a work file would do, lesson by lesson, and its changes (runtime/protocol.js's read_work).
  * @typedef {import("../runtime/protocol.js").GapPreview} GapPreview

@@ -2,7 +2,7 @@
 // "Your work": the learner's whole course as one file (ember-work-DATE.zip, made by Python: labs/checking/work_file.py),
 // and a work file or learner .py files brought back, chosen or dropped on the page. What a file would change is
 // shown first (labs/checking/work_merge.py's preview); nothing changes before Apply, and until the learner keeps
-// the new work, Undo takes back what the import wrote and nobody changed since (storage.js records it), after
+// the new work, Undo takes back what the import wrote and nobody changed since (import-undo.js records it), after
 // saying what it takes back and what it keeps.
 //
 // Sizes (each file's, and the whole import's) and a work file's nesting are checked here before Python reads
@@ -10,7 +10,8 @@
 // names and messages cut to a bounded length.
 import { el, saveFile } from "../base/dom.js";
 import { listWords, plural, previewParts, sentence, undoItemWords } from "./import-preview.js";
-import * as storage from "./storage.js";
+import * as workImport from "./import-undo.js";
+import * as store from "./store.js";
 import { clip, clipMessage, refusedByNesting, refusedBySize } from "./work-checks.js";
 
 /**
@@ -145,10 +146,10 @@ class YourWork {
     this.undoShows = ""; // the import the undo box offers to undo ("" for none)
     const onStorage = () => {
       if (shown !== this)
-        window.removeEventListener(storage.STORAGE_EVENT, onStorage); // another page's box now
+        window.removeEventListener(store.STORAGE_EVENT, onStorage); // another page's box now
       else if (!this.confirming) this.showUndo(); // another tab may have undone, kept or changed what it took back
     };
-    window.addEventListener(storage.STORAGE_EVENT, onStorage);
+    window.addEventListener(store.STORAGE_EVENT, onStorage);
     this.showUndo();
   }
 
@@ -201,7 +202,7 @@ class YourWork {
     try {
       await this.python("Making your work file…");
       const answer = await this.runtime.saveWork({
-        state: storage.savedState(),
+        state: store.savedState(),
         version: this.course.version,
         today: today(),
       });
@@ -252,7 +253,7 @@ class YourWork {
       await this.python(`Reading ${names}…`);
       /** @type {ReadAnswer} */
       const answer = await this.runtime.readWork({
-        state: storage.savedState(),
+        state: store.savedState(),
         files: given,
         keep_mine: [],
       });
@@ -343,7 +344,7 @@ class YourWork {
     try {
       /** @type {ReadAnswer} */
       const answer = await this.runtime.readWork({
-        state: storage.savedState(),
+        state: store.savedState(),
         files: given,
         keep_mine: keepMine,
       });
@@ -352,7 +353,7 @@ class YourWork {
         this.fail(`Could not bring in ${names}; nothing was changed.`, sentence(clipMessage(answer.error)));
         return;
       }
-      storage.applyImport(answer.changes, this.course.version, [names]);
+      workImport.applyImport(answer.changes, this.course.version, [names]);
       this.closePreview();
       const pieces = Object.keys(answer.changes.pieces).length;
       const kept = keepMine.length ? ` Kept yours in ${listWords(keepMine)}.` : "";
@@ -373,8 +374,8 @@ class YourWork {
    * and a way to keep the new work. An import whose every change was changed since is simply kept.
    */
   showUndo() {
-    const plan = storage.undoPlan();
-    if (plan && !plan.back.length) storage.keepImport(); // nothing of it left to take back
+    const plan = workImport.undoPlan();
+    if (plan && !plan.back.length) workImport.keepImport(); // nothing of it left to take back
     const shows = plan?.back.length ? `${plan.at} ${plan.names.join("\n")}` : "";
     if (!this.confirming && shows === this.undoShows) return; // the same offer: keep its buttons (and focus)
     this.confirming = false;
@@ -396,7 +397,7 @@ class YourWork {
         class: "md-button",
         type: "button",
         onclick: () => {
-          storage.keepImport();
+          workImport.keepImport();
           this.showUndo();
           this.status.textContent = "Kept: the work you brought in is your work now.";
           this.chooseButton.focus();
@@ -416,7 +417,7 @@ class YourWork {
 
   /** Say what Undo would take back and what it would keep, with the button that does it and Cancel. */
   confirmUndo() {
-    const plan = storage.undoPlan();
+    const plan = workImport.undoPlan();
     if (!plan?.back.length) {
       this.showUndo();
       this.status.textContent = "There is nothing left to undo: everything the import brought in has changed since.";
@@ -424,7 +425,7 @@ class YourWork {
       return;
     }
     this.confirming = true;
-    /** @param {import("./storage.js").UndoItem[]} items */
+    /** @param {import("./import-undo.js").UndoItem[]} items */
     const list = (items) =>
       el(
         "ul",
@@ -490,10 +491,10 @@ class YourWork {
 
   /** Undo the import as it stands now (another tab may have changed more since the question was shown). */
   undo() {
-    const done = storage.undoImport();
+    const done = workImport.undoImport();
     this.showUndo();
     if (done) {
-      /** @param {import("./storage.js").UndoItem[]} items */
+      /** @param {import("./import-undo.js").UndoItem[]} items */
       const words = (items) => someWords(items.map((item) => undoItemWords(item, this.course)));
       const kept = done.kept.length ? ` Kept as you changed them since: ${words(done.kept)}.` : "";
       this.status.textContent = done.back.length
