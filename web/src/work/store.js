@@ -19,12 +19,9 @@ const EVENT = "ember:storage";
 
 /**
  * The saved state's records (base/records.d.ts).
- * @typedef {import("../base/records").Piece} Piece
- * @typedef {import("../base/records").Rival} Rival
  * @typedef {import("../base/records").Answer} Answer
  * @typedef {import("../base/records").Progress} Progress
  * @typedef {import("../base/records").State} State
-
  *
  * What is wrong with storage, and what it concerns.
  * @typedef {{ kind: "unreadable" | "unavailable" | "full", detail?: unknown }} StorageProblem
