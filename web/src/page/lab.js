@@ -56,6 +56,17 @@ function labLabel(file, gapIds) {
 }
 
 /** One lesson's lab, built in its placeholder (data-lab: the lesson's id). */
+/**
+ * Mount a lab in its holder (the page's `.ember-lab`, its lesson in data-lab), and answer its handle.
+ *
+ * @param {HTMLElement} holder
+ * @param {{ course: Course, runtime: Runtime, siteRoot: string }} context
+ * @returns {Lab}
+ */
+export function mountLab(holder, context) {
+  return new Lab(holder, context);
+}
+
 export class Lab {
   // The lab's parts, made by build().
   /** @type {HTMLParagraphElement} */ status;

@@ -4,10 +4,10 @@
 
 import { el, saveFile } from "../base/dom.js";
 import * as savedAnswers from "../work/answers.js";
-import { resultBox, takeBack } from "../work/handover.js";
+import { mountTakenBack, takeBack } from "../work/handover.js";
 import * as savedCode from "../work/pieces.js";
 import * as store from "../work/store.js";
-import { downloadAllWork, yourWorkBox } from "../work/your-work.js";
+import { downloadAllWork, mountWorkBox } from "../work/your-work.js";
 import { cellToCell, mountSkipLinks, nameTheThemesParts, watchScrollBoxes } from "./access.js";
 import { askToKeepStorage, mountBrowserNote, mountStorageNote } from "./notes.js";
 import { followAnswers, mountQuestions } from "./quiz.js";
@@ -349,7 +349,7 @@ function mountYourWork(root, data) {
       mountQuestions(root, data);
       currentLab?.showEditors();
     };
-    lab.after(yourWorkBox({ runtime, course: data, onChange }));
+    mountWorkBox(lab, { runtime, course: data, onChange });
   } else if (home) {
     const reset = el(
       "button",
@@ -365,7 +365,7 @@ function mountYourWork(root, data) {
       },
       "Reset all my progress",
     );
-    home.after(yourWorkBox({ runtime, course: data, onChange: () => mountHome(root, data), extra: [reset] }));
+    mountWorkBox(home, { runtime, course: data, onChange: () => mountHome(root, data), extra: [reset] });
   }
 }
 
@@ -438,11 +438,11 @@ async function mountPage() {
   if (window.emberTheme) await window.emberTheme;
   currentLab = null;
   await fromNotebook(root, data);
-  const [{ mountCells }, { Lab }] = await modules;
+  const [{ mountCells }, { mountLab }] = await modules;
   /** @type {Lab | null} */
   let lab = null;
   for (const holder of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-lab"))) {
-    lab = new Lab(holder, { course: data, runtime, siteRoot });
+    lab = mountLab(holder, { course: data, runtime, siteRoot });
   }
   currentLab = lab;
   watchNotebook(root, data);
@@ -475,8 +475,7 @@ async function fromNotebook(root, data) {
   }
   const rebuild = () => currentLab?.showEditors();
   for (const old of root.querySelectorAll(".ember-from-notebook")) old.remove();
-  const box = resultBox(result, { version: data.version, onChange: rebuild });
-  if (box) root.prepend(box);
+  mountTakenBack(root, result, { version: data.version, onChange: rebuild });
   if (result.taken.length) rebuild();
   lookedAtNotebook();
 }

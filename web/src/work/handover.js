@@ -337,6 +337,18 @@ export async function acceptAsIs(name) {
 const pythonText = (text) => new Blob([text], { type: "text/x-python" });
 
 /**
+ * Mount at the top of ``root`` what came back from the notebook (nothing, when nothing did).
+ *
+ * @param {HTMLElement} root
+ * @param {TakenBack} result
+ * @param {{ version: string, onChange: () => void }} options
+ */
+export function mountTakenBack(root, result, options) {
+  const box = resultBox(result, options);
+  if (box) root.prepend(box);
+}
+
+/**
  * A box at the top of a lesson page saying what came back from the notebook, with a choice for each
  * conflict and a way out for each damaged file; ``onChange`` runs after the saved work changed.
  *
@@ -344,7 +356,7 @@ const pythonText = (text) => new Blob([text], { type: "text/x-python" });
  * @param {{ version: string, onChange: () => void }} options
  * @returns {HTMLElement | null}
  */
-export function resultBox({ taken, conflicts, broken }, { version, onChange }) {
+function resultBox({ taken, conflicts, broken }, { version, onChange }) {
   const gaps = Object.keys(conflicts);
   const files = Object.keys(broken);
   if (!taken.length && !gaps.length && !files.length) return null;

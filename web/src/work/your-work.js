@@ -551,15 +551,15 @@ function listenForDrops() {
 }
 
 /**
- * Make the page's "Your work" box (the one a dropped file goes to), to be put where the page wants it.
+ * Mount the page's "Your work" box (the one a dropped file goes to) right after ``place``.
  *
+ * @param {Element} place
  * @param {Options} options
- * @returns {HTMLElement}
  */
-export function yourWorkBox(options) {
+export function mountWorkBox(place, options) {
   shown = new YourWork(options);
   listenForDrops();
-  return shown.box;
+  place.after(shown.box);
 }
 
 /**
