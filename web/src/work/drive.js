@@ -1,5 +1,5 @@
 // @ts-check
-// The notebook app's drive, as both sides read it: the lesson pages (web/src/handover.js) and the
+// The notebook app's drive, as both sides read it: the lesson pages (web/src/work/handover.js) and the
 // notebook's Python kernel (labs/frontends/notebook.py imports this file's build, assets/gen/drive.js). Its
 // identity (database, store, folder) is labs/data/notebook_drive.json, which Python reads too.
 import NAMES from "../../../labs/data/notebook_drive.json";
