@@ -202,10 +202,8 @@ export class Lab {
       version: this.course.version,
       box: this.tabsBox,
       ready: () => this.holder.dataset.ready === "true",
-      textOf: (gap) => {
-        const view = this.editorOf(gap);
-        return view && gapTexts(view)[gap];
-      },
+      shows: (gap) => Boolean(this.editorOf(gap)),
+      textOf: (gap) => gapTexts(/** @type {LabView} */ (this.editorOf(gap)))[gap],
       setText: (gap, text) => {
         const view = this.editorOf(gap);
         if (view) setGapTexts(view, { [gap]: text });

@@ -14,8 +14,8 @@ import { conflictBox, newerNote, versionsOf } from "./tabs.js";
  * @typedef {import("./tabs.js").Version} Version
  *
  * What the tab-following asks of its lab: the lab's gaps and course version; the element the tabs' boxes go in;
- * whether the lab shows the learner's files; a gap's text in its editor (undefined: no editor shows it) and a way
- * to put one there; making gaps read-only; showing stored texts Python must build first (``keepsItsText`` says
+ * whether the lab shows the learner's files; whether an editor holds a gap, the gap's text there, and a way to put
+ * one there; making gaps read-only; showing stored texts Python must build first (``keepsItsText`` says
  * which gaps keep the editor's text); saying that a version was kept; the boxes shown; and whether an error
  * only means Python was restarted.
  * @typedef {{
@@ -23,7 +23,8 @@ import { conflictBox, newerNote, versionsOf } from "./tabs.js";
  *   version: string,
  *   box: HTMLElement,
  *   ready: () => boolean,
- *   textOf: (gap: string) => string | undefined,
+ *   shows: (gap: string) => boolean,
+ *   textOf: (gap: string) => string,
  *   setText: (gap: string, text: string) => void,
  *   lockGaps: (gaps: string[]) => void,
  *   showStored: (changed: string[], work: Work, keepsItsText: (gap: string) => boolean) => Promise<void>,
@@ -108,10 +109,10 @@ export class Following {
     const held = this.heldHere();
     this.known = savedCode.work();
     for (const id of this.lab.gapIds) {
-      if (this.lab.textOf(id) === undefined) continue;
+      if (!this.lab.shows(id)) continue;
       const mine = held.get(id);
       if (mine !== undefined) this.lab.setText(id, mine);
-      this.shown[id] = /** @type {string} */ (this.lab.textOf(id));
+      this.shown[id] = this.lab.textOf(id);
       this.seen[id] = pieces[id]?.rev ?? null;
     }
     this.held = new Set(held.keys());
@@ -185,9 +186,8 @@ export class Following {
     }
     this.known = work;
     for (const id of this.lab.gapIds) {
-      const text = this.lab.textOf(id);
-      if (text === undefined || this.held.has(id) || this.shown[id] !== before[id]) continue; // typed meanwhile
-      this.shown[id] = text;
+      if (!this.lab.shows(id) || this.held.has(id) || this.shown[id] !== before[id]) continue; // typed meanwhile
+      this.shown[id] = this.lab.textOf(id);
       this.seen[id] = pieces[id]?.rev ?? null;
     }
     this.lock(this.lab.gapIds.filter((id) => savedCode.isNewer(pieces[id])));
