@@ -74,7 +74,7 @@ def python_bundle() -> tuple[str, str]:
     if not cached.exists():
         COURSE_CACHE.mkdir(parents=True, exist_ok=True)
         building = cached.with_suffix(".part")
-        # Stored, not deflated: the worker writes its files with no inflating (web/src/unzip.js), and the
+        # Stored, not deflated: the worker writes its files with no inflating (web/src/runtime/unzip.js), and the
         # host's compression of the whole file (a precompressed copy here) makes it smaller than deflate would.
         with zipfile.ZipFile(building, "w", zipfile.ZIP_STORED) as archive:
             for path in files:
@@ -90,8 +90,8 @@ def python_bundle() -> tuple[str, str]:
 def compiled_stdlib(bundle: str, version: str, wheel_names: list[str]) -> None:
     """Write Pyodide's standard library with the modules a start imports as bytecode (web/precompile-stdlib.mjs)
     to gen/STDLIB. Which modules those are depends on the course and on the Python the worker starts with
-    (web/src/worker_start.py): cached per both."""
-    start = hashlib.sha256((ROOT / "web" / "src" / "worker_start.py").read_bytes()).hexdigest()[:8]
+    (web/src/runtime/worker_start.py): cached per both."""
+    start = hashlib.sha256((ROOT / "web" / "src" / "runtime" / "worker_start.py").read_bytes()).hexdigest()[:8]
     cached = COURSE_CACHE / f"stdlib-{version}-{start}-{pyodide_version()}.zip"
     if not cached.exists():
         COURSE_CACHE.mkdir(parents=True, exist_ok=True)
@@ -107,7 +107,7 @@ def built_snapshot(bundle: str, version: str, wheel_names: list[str]) -> dict[st
     under the hash of its bytes; answer its place and size for the manifest. It holds Python's memory after the
     worker's start steps, on the compiled standard library: cached per course version, those steps and Pyodide."""
     steps = b"".join((ROOT / "web" / name).read_bytes()
-                     for name in ("src/worker_start.py", "src/python-start.js", "make-snapshot.mjs"))
+                     for name in ("src/runtime/worker_start.py", "src/runtime/python-start.js", "make-snapshot.mjs"))
     inputs = hashlib.sha256(steps + (GEN / STDLIB).read_bytes()).hexdigest()[:12]
     cached = COURSE_CACHE / f"snapshot-{version}-{inputs}-{pyodide_version()}.gz"
     if not cached.exists():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # The standard library the lesson pages' worker and the notebook's kernel start with, under assets/gen/: Pyodide's,
-# its modules a start imports compiled (web/precompile-stdlib.mjs). web/src/worker.js asks for it by this name.
+# its modules a start imports compiled (web/precompile-stdlib.mjs). web/src/runtime/worker.js asks for it by this name.
 STDLIB = "py/stdlib.zip"
 
 

@@ -2,9 +2,10 @@
 goes (run by build_notebook.py right after `jupyter lite build`).
 
 - JupyterLite's service worker is kept, unchanged, as ``jupyterlite-sw.js``; the app's ``service-worker.js`` (the
-  address JupyterLite registers) becomes web/src/notebook-sw.js, which imports it and answers every other request
-  from the course's offline cache (web/src/sw.js saves the notebook's files there once the learner opened it).
-- Each app page (notebooks, edit, tree) loads ``ember-notebook.js`` (web/src/notebook-page.js) first, and
+  address JupyterLite registers) becomes web/src/runtime/notebook-sw.js, which imports it and answers every other
+  request from the course's offline cache (web/src/runtime/sw.js saves the notebook's files there once the learner
+  opened it).
+- Each app page (notebooks, edit, tree) loads ``ember-notebook.js`` (web/src/runtime/notebook-page.js) first, and
   JupyterLite's own start waits for it (``window.emberNotebookReady``): it keeps JupyterLite from unregistering
   the course's service worker, asks for the notebook to be saved, and shows Python's status.
 """

@@ -39,7 +39,7 @@ LESSONS_FOLDER = "lessons"  # the lesson pages' folder in the site, as in their 
 HOME_LIST = re.compile(r'<div class="ember-home" data-part="(\d+)" markdown="0"></div>')
 PARTS = '<div class="ember-parts" markdown="0"></div>'  # on the home page: each part, its intro and its lessons
 PAGE_SCRIPT = "assets/gen/ember.js"
-FIRST_SCRIPT = "assets/gen/boot.js"  # written into each page's head (web/src/boot.js), not served as a file
+FIRST_SCRIPT = "assets/gen/boot.js"  # written into each page's head (web/src/runtime/boot.js), not served as a file
 GEN_FOLDER = "assets/gen/"
 _urls: dict[str, str] = {}  # lesson id -> its page's address, from the site's root (on_files)
 _pages: dict[str, str] = {}  # lesson id -> its page's path among the site's pages (on_config)
@@ -199,7 +199,7 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
     return _guard_theme_storage(output.replace("</head>", head + "</head>", 1))
 
 
-# On a lesson page the theme's script waits (web/src/boot.js loads it when Python is ready, the learner reaches
+# On a lesson page the theme's script waits (web/src/runtime/boot.js loads it when Python is ready, the learner reaches
 # for the page, or THEME_WAIT_MS has passed): on a first visit it took about a third of a CPU-second of the page's
 # thread, beside Python's start.
 THEME_SCRIPT = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')

@@ -176,7 +176,7 @@ WIPE = """async (flag) => {
   const files = await navigator.storage.getDirectory();
   for await (const name of files.keys()) await files.removeEntry(name, { recursive: true });
   const left = (await indexedDB.databases()).map((db) => db.name);
-  const stored = await new Promise((done) => {  // the snapshot's key entry (web/src/snapshot.js)
+  const stored = await new Promise((done) => {  // the snapshot's key entry (web/src/runtime/snapshot.js)
     const opening = indexedDB.open(`ember-python:${location.pathname.replace(/[^/]*$/, "")}`);
     opening.onerror = () => done(false);
     opening.onsuccess = () => {

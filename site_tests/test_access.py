@@ -36,7 +36,7 @@ PAGES = {"home": "", "hosting": "hosting/", **LESSON_PAGES}
 LOOKS = [("light", 1280), ("dark", 1280), ("light", 390), ("dark", 390)]
 SERIOUS = ("serious", "critical")
 # (rule, a CSS selector of the element, why): violations that are not ours to fix, each with its reason. Empty:
-# the theme's own markup is mended by the site's code and styles instead (web/src/access.js, ember.css).
+# the theme's own markup is mended by the site's code and styles instead (web/src/page/access.js, ember.css).
 WAIVED: list[tuple[str, str, str]] = []
 
 RUN_AXE = """async () => {
@@ -74,7 +74,7 @@ def in_every_look(page: Page) -> dict[str, list[dict]]:
         if page.viewport_size["width"] != width:
             looked = page.evaluate("Number(document.documentElement.dataset.emberScrollBoxes || 0)")
             page.set_viewport_size({"width": width, "height": 900})
-            # The page looks at its sideways-scrolling boxes once the new width has settled (web/src/access.js).
+            # The page looks at its sideways-scrolling boxes once the new width has settled (web/src/page/access.js).
             page.wait_for_function(f"() => Number(document.documentElement.dataset.emberScrollBoxes || 0) > {looked}")
         frames_drawn(page)  # the theme's palette follows the scheme at once: painted in the next frames
         found[f"{scheme} {width}"] = serious_violations(page)

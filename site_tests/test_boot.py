@@ -255,7 +255,7 @@ print(json.dumps({{path.relative_to(folder).as_posix(): hashlib.sha256(path.read
 
 
 def test_the_worker_writes_every_file_of_the_stored_course_archive_byte_for_byte(page: Page, base_url: str) -> None:
-    """The worker writes the archive's files itself (web/src/unzip.js), which reads stored entries only;
+    """The worker writes the archive's files itself (web/src/runtime/unzip.js), which reads stored entries only;
     the host's compression of the whole archive (its .br copy here) makes up for storing."""
     manifest = json.loads((SITE / "assets/gen/manifest.json").read_text())
     bundle = SITE / "assets/gen" / manifest["bundle"]

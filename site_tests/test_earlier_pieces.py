@@ -1,5 +1,5 @@
 """A lab whose earlier pieces fail their own lessons' checks says so first, on the page: lesson 06's sort broken,
-lesson 10's walk calling it (labs/checking/earlier.py, web/src/lab.js's showEarlier)."""
+lesson 10's walk calling it (labs/checking/earlier.py, web/src/page/lab.js's showEarlier)."""
 
 from __future__ import annotations
 

@@ -44,7 +44,7 @@ SHOWN = """(output) => {
   return copy.innerHTML;
 }"""
 # Python's HTML read back by the browser, so that both sides are written out the same way; the page's sanitizer
-# (web/src/sanitize.js, DOMPurify) trims attribute values, such as the newline that ends a picture's DOT.
+# (web/src/base/sanitize.js, DOMPurify) trims attribute values, such as the newline that ends a picture's DOT.
 AS_BROWSER = """(html) => {
   const t = document.createElement('template');
   t.innerHTML = html;

@@ -42,7 +42,7 @@ LESSON_12 = "lessons/12-downhill/"
 LESSON_18 = "lessons/18-a-bigram-that-writes-names/"
 TRAINING_MS = 180_000  # a 2-core machine shared with other builds and tests
 RUN_GRACE_MS = 20_000  # beyond the patience: a busy machine's timers run late
-PATIENCE_MS = 10_000  # web/src/runtime.js's STOP_PATIENCE_MS: when a cell that has not stopped gets the choice
+PATIENCE_MS = 10_000  # web/src/runtime/runtime.js's STOP_PATIENCE_MS: when a cell that has not stopped gets the choice
 SHOTS = Path(os.environ.get("EMBER_SHOTS", tempfile.gettempdir()))
 
 # Count the "Python was restarted" notices, and keep every text a cell's status shows (it may pass in a moment).
@@ -201,7 +201,7 @@ def shoot_and_check(page: Page, box: Locator, name: str, axe: bool = True) -> No
 
 
 def resize(page: Page, width: int) -> None:
-    """The window this wide, once the page has looked at its sideways-scrolling boxes (web/src/access.js)."""
+    """The window this wide, once the page has looked at its sideways-scrolling boxes (web/src/page/access.js)."""
     if page.viewport_size["width"] == width:
         return
     looked = page.evaluate("Number(document.documentElement.dataset.emberScrollBoxes || 0)")

@@ -22,7 +22,7 @@ LESSON_9 = "lessons/09-many-paths-one-sum/"
 SOON = 15_000
 BOX = "L10.backward was changed in two tabs at once. Both versions are kept until you choose."
 # A tab that has not heard of the other tabs' writes yet: it keeps the page's parts from learning of them (the
-# browser's storage event still reaches storage.js), until HEARING puts things back.
+# browser's storage event still reaches store.js), until HEARING puts things back.
 NOT_HEARING = """() => {
   window.emberHear = window.dispatchEvent;
   window.dispatchEvent = (event) => (event.detail?.otherTab ? true : window.emberHear.call(window, event));

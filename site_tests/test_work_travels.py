@@ -44,7 +44,7 @@ LESSON_09 = "lessons/09-many-paths-one-sum/"
 KEY = "ember:v1"
 BEFORE = "ember:before-import"
 # What the site stores for Python's start, and about the browser (persistent storage asked for, notes hidden:
-# web/src/notes.js); every other "ember:" key is the learner's work or about it.
+# web/src/page/notes.js); every other "ember:" key is the learner's work or about it.
 PYTHONS = ("ember:snapshot", "ember:offline", "ember:isolation-reload", "ember:persist-asked", "ember:hidden-notes")
 STORED = (f"() => Object.fromEntries(Object.entries(localStorage).filter(([key]) => key.startsWith('ember:') "
           f"&& !{list(PYTHONS)}.includes(key)))")

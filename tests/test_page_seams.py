@@ -1,8 +1,8 @@
 """Facts the page's JavaScript shares with the course's Python, each written once on each side and held together
 here: the kinds of problem and the fields of an earlier lesson's fault (labs/checking/problems.py and earlier.py,
-web/src/protocol.js), the verdict words before a question's feedback (labs/course/questions.py, web/src/quiz.js)
-and how an id names its lesson (labs/course/gaps.py, web/src/ids.js: held together by web/test/ids.test.mjs, run by
-node)."""
+web/src/runtime/protocol.js), the verdict words before a question's feedback (labs/course/questions.py,
+web/src/page/quiz.js) and how an id names its lesson (labs/course/gaps.py, web/src/base/ids.js: held together by
+web/test/ids.test.mjs, run by node)."""
 
 from __future__ import annotations
 
@@ -26,13 +26,13 @@ def frozen_object(module: str, name: str) -> dict[str, str]:
 
 
 def test_the_page_names_every_kind_of_problem_python_makes_and_no_other() -> None:
-    kinds = frozen_object("protocol.js", "PROBLEM")
+    kinds = frozen_object("runtime/protocol.js", "PROBLEM")
     assert sorted(kinds.values()) == sorted(KINDS)
     assert all(name == kind.upper() for name, kind in kinds.items()), kinds
 
 
 def test_the_page_and_the_notebook_open_a_verdict_with_the_same_words() -> None:
-    words = frozen_object("quiz.js", "VERDICT")
+    words = frozen_object("page/quiz.js", "VERDICT")
     assert set(words) == {"RIGHT", "WRONG"}
     course = load_course()
     lesson = next(lesson for lesson in course.lessons.values() if lesson.questions)
@@ -49,7 +49,7 @@ def test_the_page_reads_the_fields_of_an_earlier_fault_python_sends() -> None:
 
     from labs.checking.earlier import EarlierFault
 
-    source = (WEB / "protocol.js").read_text(encoding="utf-8")
+    source = (WEB / "runtime" / "protocol.js").read_text(encoding="utf-8")
     typedef = re.search(r"@typedef \{\{((?:(?!\}\}).)*)\}\} EarlierFault", source, re.DOTALL)
     assert typedef, "protocol.js no longer defines the EarlierFault typedef"
     keys = re.findall(r"(\w+): string", typedef.group(1))
@@ -57,10 +57,10 @@ def test_the_page_reads_the_fields_of_an_earlier_fault_python_sends() -> None:
 
 
 def test_the_page_refuses_a_work_file_nested_as_deep_as_python_does() -> None:
-    """web/src/work-checks.js scans ember-work.json before Python reads it; both stop at the same depth."""
+    """web/src/work/work-checks.js scans ember-work.json before Python reads it; both stop at the same depth."""
     from labs.checking.work_file import MAX_DEPTH
 
-    source = (WEB / "work-checks.js").read_text(encoding="utf-8")
+    source = (WEB / "work" / "work-checks.js").read_text(encoding="utf-8")
     found = re.search(r"export const MAX_JSON_DEPTH = (\d+);", source)
     assert found, "work-checks.js no longer defines MAX_JSON_DEPTH as a number"
     assert int(found.group(1)) == MAX_DEPTH

@@ -81,7 +81,7 @@ def test_course_json_holds_only_what_the_page_script_reads() -> None:
     from labs.frontends.website import course_data
 
     data = course_data(COURSE, {"L10": "lessons/10-order-of-blame/"}, "v1")
-    script = "\n".join(path.read_text() for path in (ROOT / "web" / "src").glob("*.js"))
+    script = "\n".join(path.read_text() for path in (ROOT / "web" / "src").glob("**/*.js"))
     lesson, gap = data["lessons"]["L10"], data["gaps"]["L10.backward"]
     fields = {*data, *data["parts"][0], *lesson, *lesson["claims"][0], *lesson["questions"][0],
               *lesson["questions"][0]["options"][0], *gap}

@@ -421,7 +421,7 @@ def test_a_sort_that_raises_shows_its_error_and_an_empty_order() -> None:
 # --- one renderer for both front ends ---
 
 ROOT = Path(__file__).resolve().parents[1]
-RENDER_JS = ROOT / "web" / "src" / "cell-output.js"
+RENDER_JS = ROOT / "web" / "src" / "page" / "cell-output.js"
 
 
 def every_kind() -> set[str]:

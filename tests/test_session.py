@@ -179,8 +179,8 @@ def test_a_cell_that_made_the_collector_run_is_followed_by_a_full_collection(
 
 
 def _page_request_kinds() -> dict[str, str]:
-    """web/src/protocol.js's REQUEST object: {NAME: kind}, read from the page's own source."""
-    source = (Path(__file__).resolve().parent.parent / "web" / "src" / "protocol.js").read_text()
+    """web/src/runtime/protocol.js's REQUEST object: {NAME: kind}, read from the page's own source."""
+    source = (Path(__file__).resolve().parent.parent / "web" / "src" / "runtime" / "protocol.js").read_text()
     body = re.search(r"export const REQUEST = Object\.freeze\(\{(.*?)\n\}\);", source, re.DOTALL)
     assert body, "protocol.js no longer defines REQUEST as Object.freeze({...})"
     return dict(re.findall(r'^\s*([A-Z_]+): "([a-z_]+)"', body.group(1), re.MULTILINE))

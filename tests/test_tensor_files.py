@@ -69,7 +69,7 @@ SAVED = {
 
 
 def saved_work() -> dict[str, dict[str, str]]:
-    """The work the page sends with a request, from the saved state (web/src/storage.js's work())."""
+    """The work the page sends with a request, from the saved state (web/src/work/pieces.js's work())."""
     work: dict[str, dict[str, str]] = {"exact": {}, "pieces": {}}
     for gap_id, entry in SAVED["pieces"].items():
         work["exact" if entry.get("exact") else "pieces"][gap_id] = entry["code"]

@@ -1,5 +1,5 @@
-"""The Python the page's worker runs as it starts (web/src/worker_start.py), run here as the worker runs it:
-its text in a namespace of its own, then its steps called by the names web/src/python-start.js calls."""
+"""The Python the page's worker runs as it starts (web/src/runtime/worker_start.py), run here as the worker runs it:
+its text in a namespace of its own, then its steps called by the names web/src/runtime/python-start.js calls."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-START = ROOT / "web" / "src" / "worker_start.py"
-CALLER = ROOT / "web" / "src" / "python-start.js"
+START = ROOT / "web" / "src" / "runtime" / "worker_start.py"
+CALLER = ROOT / "web" / "src" / "runtime" / "python-start.js"
 
 
 def test_the_page_calls_only_functions_the_start_file_defines() -> None:

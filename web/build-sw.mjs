@@ -5,7 +5,7 @@ import { build } from "esbuild";
 const [site, version] = process.argv.slice(2);
 if (!site || !/^[0-9a-f]{8,64}$/.test(version || "")) throw new Error("usage: node web/build-sw.mjs SITE_DIR VERSION");
 await build({
-  entryPoints: ["web/src/sw.js"],
+  entryPoints: ["web/src/runtime/sw.js"],
   outfile: `${site}/sw.js`,
   bundle: true,
   format: "iife",

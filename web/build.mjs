@@ -14,20 +14,20 @@ for (const name of readdirSync(out, { withFileTypes: true })) {
 // The page code: a small first file that starts Python at once, and chunks loaded after it (the
 // editor). Chunks sit beside it, so paths relative to import.meta.url mean the same in every file.
 // The first script, written into every page's head by site_hooks/ember_pages.py (not served as a file).
-await build({ ...common, entryPoints: ["web/src/boot.js"], outfile: `${out}/boot.js`, format: "iife" });
+await build({ ...common, entryPoints: ["web/src/runtime/boot.js"], outfile: `${out}/boot.js`, format: "iife" });
 await build({
   ...common,
-  entryPoints: { ember: "web/src/main.js" },
+  entryPoints: { ember: "web/src/page/main.js" },
   outdir: out,
   splitting: true,
   chunkNames: "chunk-[hash]",
 });
 await build({
   ...common,
-  entryPoints: ["web/src/worker.js"],
+  entryPoints: ["web/src/runtime/worker.js"],
   outfile: `${out}/worker.js`,
   external: ["./pyodide/pyodide.mjs"],
-  loader: { ".py": "text" }, // the Python it runs as it starts (web/src/worker_start.py)
+  loader: { ".py": "text" }, // the Python it runs as it starts (web/src/runtime/worker_start.py)
 });
 // The notebook drive's reader on its own, for the notebook's kernel (labs/frontends/notebook.py imports it).
-await build({ ...common, entryPoints: ["web/src/drive.js"], outfile: `${out}/drive.js` });
+await build({ ...common, entryPoints: ["web/src/work/drive.js"], outfile: `${out}/drive.js` });

@@ -1,5 +1,5 @@
 // Make the memory snapshot of Python that a page's first start begins from: Pyodide with the course's Python
-// imported and the snapshot's preparation done, exactly the steps of the worker's "make" boot (web/src/worker.js),
+// imported and the snapshot's preparation done, exactly the steps of the worker's "make" boot (web/src/runtime/worker.js),
 // taken here at build time, on the same Pyodide (node_modules/pyodide is what the site vendors), so that a first
 // visit restores Python's memory instead of starting Python and importing the course.
 //
@@ -15,7 +15,7 @@ import { gzipSync } from "node:zlib";
 
 import { loadPyodide } from "pyodide";
 
-import { startSteps } from "./src/python-start.js";
+import { startSteps } from "./src/runtime/python-start.js";
 
 const [stdlibPath, coursePath, folder, outPath, ...wheelPaths] = process.argv.slice(2);
 if (!stdlibPath || !coursePath || !folder || !outPath) {
@@ -31,7 +31,7 @@ const pyodide = await loadPyodide({
 });
 for (const wheel of wheelPaths) pyodide.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel");
 pyodide.unpackArchive(new Uint8Array(readFileSync(coursePath)), "zip", { extractDir: folder });
-const steps = startSteps(pyodide, readFileSync(new URL("src/worker_start.py", import.meta.url), "utf8"));
+const steps = startSteps(pyodide, readFileSync(new URL("src/runtime/worker_start.py", import.meta.url), "utf8"));
 try {
   steps.importCourse(folder);
   steps.prepareSnapshot();

@@ -5,7 +5,7 @@
 //   node web/precompile-stdlib.mjs <python_stdlib.zip> <course.zip> <course folder> <out.zip> [wheel ...]
 //
 // Which modules: those imported once the worker's start Python has run, the snapshot's preparation
-// included (web/src/worker_start.py; Pyodide's own start imports most of them). Each is replaced by an
+// included (web/src/runtime/worker_start.py; Pyodide's own start imports most of them). Each is replaced by an
 // "unchecked hash" .pyc (py_compile's, as web/precompile.mjs makes the course's), stored
 // uncompressed (the host's compression of the whole file does better than deflate); the rest stay as
 // they were. A module missing from the list is only compiled at run time, as before.
@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 
 import { loadPyodide } from "pyodide";
 
-import { startSteps } from "./src/python-start.js";
+import { startSteps } from "./src/runtime/python-start.js";
 
 const [stdlibPath, coursePath, folder, outPath, ...wheelPaths] = process.argv.slice(2);
 if (!stdlibPath || !coursePath || !folder || !outPath) {
@@ -27,7 +27,7 @@ const pyodide = await loadPyodide();
 for (const wheel of wheelPaths) pyodide.unpackArchive(new Uint8Array(readFileSync(wheel)), "wheel");
 pyodide.unpackArchive(new Uint8Array(readFileSync(coursePath)), "zip", { extractDir: folder });
 pyodide.FS.writeFile("/tmp/stdlib.zip", new Uint8Array(readFileSync(stdlibPath)));
-const steps = startSteps(pyodide, readFileSync(new URL("src/worker_start.py", import.meta.url), "utf8"));
+const steps = startSteps(pyodide, readFileSync(new URL("src/runtime/worker_start.py", import.meta.url), "utf8"));
 steps.importCourse(folder);
 steps.openSession();
 steps.prepareSnapshot();

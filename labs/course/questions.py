@@ -1,7 +1,7 @@
 """The multiple-choice questions outside the lesson page: the learner's order of options, and the notebook's words.
 
 Every learner sees a question's options in an order of their own, made from a seed the lesson page
-keeps with their saved work (``web/src/order.js`` is the same algorithm): each option gets a rank, the
+keeps with their saved work (``web/src/base/order.js`` is the same algorithm): each option gets a rank, the
 32-bit FNV-1a hash of the UTF-8 bytes of ``"<seed>:<question>:<option>"`` (question as ``L10.bfs``,
 option by its id) passed through MurmurHash3's 32-bit finaliser, and options are listed by rank,
 smallest first; equal ranks keep the course's order.

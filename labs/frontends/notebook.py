@@ -37,7 +37,7 @@ if TYPE_CHECKING:  # the checks' machinery comes with the first check
 
 DRIVE = json.loads((DATA_DIR / "notebook_drive.json").read_text(encoding="utf-8"))
 STORAGE_NAME = DRIVE["database"]  # the app's contentsStorageName: the IndexedDB database of its drive
-DRIVE_FROM_APP = "../assets/gen/drive.js"  # the drive's reader, shared with the lesson pages (web/src/drive.js)
+DRIVE_FROM_APP = "../assets/gen/drive.js"  # the drive's reader, shared with the lesson pages (web/src/work/drive.js)
 COPY_DIR = Path("/home/pyodide/ember-from-storage")  # where the fallback writes the learner's files
 VIZ_FROM_APP = "../assets/gen/viz.js"  # the course's Graphviz (viz.js), relative to the app's folder
 LEARNER_FILE = f"{DRIVE['folder']}/{DRIVE['seed_file']}"  # the page's hand-over: {"seed": ...}, the order of options

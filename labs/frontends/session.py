@@ -345,7 +345,7 @@ class Session:
         return self.read_work(_table(payload.get("state")), files,
                               [str(gap) for gap in keep] if isinstance(keep, list) else [])
 
-    # The kinds of request the page's worker hands to Python (web/src/protocol.js's REQUEST, but for
+    # The kinds of request the page's worker hands to Python (web/src/runtime/protocol.js's REQUEST, but for
     # boot, which the worker answers itself), each with the method that answers it.
     REQUESTS: ClassVar[Mapping[str, Callable[[Session, dict[str, Any], Live, Ask | None], str]]] = MappingProxyType({
         "run": _on_run,

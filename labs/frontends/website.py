@@ -97,10 +97,10 @@ def home_list(course: Course, part_number: int, url_of: Callable[[str], str | No
 
 
 def course_data(course: Course, urls: dict[str, str], version: str, release: int = 0) -> dict[str, Any]:
-    """What the page script reads about the course (web/src/page.js, lab.js, quiz.js), and nothing more.
+    """What the page script reads about the course (web/src/page/page.js, lab.js, quiz.js), and nothing more.
 
     ``release`` orders the builds of the course (scripts/build_site.py's course_release): the page stores it
-    with each piece, so that a tab on an older build never writes over a newer build's work (web/src/storage.js).
+    with each piece, so that a tab on an older build never writes over a newer build's work (web/src/work/pieces.js).
     """
     return {
         "version": version,

@@ -1,7 +1,7 @@
 """Every item of a cell's outputs (see :mod:`labs.showing.display`) drawn as HTML, once, for every front end.
 
 The lesson page and the notebook both show what :func:`render` answers. The page's worker adds
-it to each item as ``item["html"]``, and ``web/src/cell-output.js`` inserts it, adding only what moves:
+it to each item as ``item["html"]``, and ``web/src/page/cell-output.js`` inserts it, adding only what moves:
 Graphviz pictures (a ``data-dot`` placeholder that viz.js fills), the Back / Next / Play controls
 over the frames drawn here, live updates by key, and the buttons of long text. The notebook
 (:mod:`labs.frontends.notebook`) asks for the same HTML with a :class:`Look` that draws Graphviz in the

@@ -34,3 +34,7 @@ declare module "node:url" {
 }
 
 declare const process: { env: Record<string, string | undefined> };
+
+declare module "node:module" {
+  export function register(specifier: string): void;
+}

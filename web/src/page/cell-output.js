@@ -6,10 +6,10 @@
 // Whatever this file adds is marked data-ui. Text it makes goes in through textContent. The worker runs the
 // learner's code, which can post the page any message: its HTML, and the pictures drawn from its DOT, go in
 // only as sanitize.js cleans them.
-import { el } from "./dom.js";
-import { safeFragment, safeSvg } from "./sanitize.js";
+import { el, saveFile } from "../base/dom.js";
+import { safeFragment, safeSvg } from "../base/sanitize.js";
 
-/** An item of a cell's output: a message type, so the protocol owns it. @typedef {import("./protocol.js").OutputItem} OutputItem */
+/** @typedef {import("../runtime/protocol.js").OutputItem} OutputItem  an item of a cell's output */
 
 /** @type {import("@viz-js/viz").Viz | null} */
 let vizInstance = null;
@@ -92,16 +92,8 @@ export function roomIn(target, low, high) {
   return room > 0 ? Math.max(low, Math.min(high, Math.floor(room))) : high;
 }
 
-/**
- * Open a long text in a new tab (as a file of its own, so the page never has to lay it out).
- *
- * @param {string} text
- * @param {string} name
- */
-function openText(text, name) {
-  const url = URL.createObjectURL(new Blob([text], { type: "text/plain;charset=utf-8" }));
-  return el("a", { href: url, target: "_blank", rel: "noopener", download: name });
-}
+/** @param {string} text  @returns {Blob} a long printed text as a file of its own */
+const textFile = (text) => new Blob([text], { type: "text/plain;charset=utf-8" });
 
 /**
  * Long printed text: buttons that open or save all of it, after the sentence Python wrote.
@@ -115,12 +107,11 @@ function textButtons(node, item) {
   if (!more || !full) return;
   const show = el("button", { class: "md-button", type: "button" }, "Open all of it in a new tab");
   show.addEventListener("click", () => {
-    const link = openText(full, "output.txt");
-    link.removeAttribute("download");
-    link.click();
+    // Opened in a new tab as a file of its own, so the page never has to lay it out.
+    el("a", { href: URL.createObjectURL(textFile(full)), target: "_blank", rel: "noopener" }).click();
   });
   const save = el("button", { class: "md-button", type: "button" }, "Download it");
-  save.addEventListener("click", () => openText(full, "output.txt").click());
+  save.addEventListener("click", () => saveFile(textFile(full), "output.txt"));
   more.append(el("span", { "data-ui": true }, " ", show, " ", save));
 }
 

@@ -237,8 +237,8 @@ export function cellEditor(parent, code, { onRun, label }) {
 // types by mapping them through every change, and never reads the markers itself.
 
 /**
- * Where a gap lies in a file, as Python says (a message type: the protocol owns it).
- * @typedef {import("./protocol.js").GapPlace} GapPlace
+ * Where a gap lies in a file, as Python says: its id and the lines of its opening and closing markers.
+ * @typedef {import("../runtime/protocol.js").GapPlace} GapPlace
  *
  * A gap's body in an editor, from the first body line's start to the last one's end.
  * @typedef {{ id: string, editable: boolean, from: number, to: number }} Span

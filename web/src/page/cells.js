@@ -1,12 +1,12 @@
 // @ts-check
 // Example cells: editable code, Run (or Ctrl/Cmd+Enter), Stop, and the outputs drawn below.
 
+import { el } from "../base/dom.js";
+import { lessonOf } from "../base/ids.js";
+import { PROBLEM } from "../runtime/protocol.js";
+import * as savedCode from "../work/pieces.js";
 import { renderLive, renderOutputs, roomIn } from "./cell-output.js";
-import { el } from "./dom.js";
 import { cellEditor } from "./editor.js";
-import { lessonOf } from "./ids.js";
-import { PROBLEM } from "./protocol.js";
-import * as storage from "./storage.js";
 
 const REDUCED_MOTION = matchMedia("(prefers-reduced-motion: reduce)");
 
@@ -27,7 +27,7 @@ const ranIn = new Map();
  * Turn every .ember-cell of a page into a runnable cell.
  *
  * @param {ParentNode} root
- * @param {{ runtime: import("./runtime.js").Runtime, page: string } & ErrorHelp} context  Python, the page's
+ * @param {{ runtime: import("../runtime/runtime.js").Runtime, page: string } & ErrorHelp} context  Python, the page's
  *   address, and what a failure offers
  */
 export function mountCells(root, { runtime, lesson, page, loadFinished }) {
@@ -91,7 +91,7 @@ export function mountCells(root, { runtime, lesson, page, loadFinished }) {
         const onAsk = (prompt) => askInPage(live, prompt);
         // Python lays pictures out for the output's width (their text keeps its size on a phone).
         const room = roomIn(output, 1, 100000);
-        const payload = { page, lab: lesson, ...storage.work(), code: view.state.doc.toString(), room };
+        const payload = { page, lab: lesson, ...savedCode.work(), code: view.state.doc.toString(), room };
         const running = runtime.run(payload, onProgress, onAsk);
         ranIn.set(`${page}#${index}`, runtime.restarts);
         const result = await running;
@@ -261,7 +261,7 @@ function askInPage(target, prompt) {
  * What the page offers for a problem from a cell, chosen by its kind (PROBLEM, protocol.js).
  *
  * @param {Element} output
- * @param {import("./protocol.js").Problem} error
+ * @param {import("../runtime/protocol.js").Problem} error
  * @param {ErrorHelp} help
  */
 function showError(output, error, { lesson, loadFinished }) {

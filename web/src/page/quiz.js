@@ -6,15 +6,15 @@
 // saved work). A wrong pick shows that option's feedback only and marks it tried; the learner picks
 // again until they find the right one, which opens the explanation, or asks for the answer.
 
-import { el } from "./dom.js";
-import { splitId } from "./ids.js";
-import { optionOrder } from "./order.js";
-import * as storage from "./storage.js";
+import { el } from "../base/dom.js";
+import { splitId } from "../base/ids.js";
+import { optionOrder } from "../base/order.js";
+import * as savedAnswers from "../work/answers.js";
 
 /**
- * @typedef {import("./course-data").Course} Course
- * @typedef {import("./course-data").Question} Question
- * @typedef {import("./course-data").Option} Option
+ * @typedef {import("../base/course-data").Course} Course
+ * @typedef {import("../base/course-data").Question} Question
+ * @typedef {import("../base/course-data").Option} Option
  */
 
 /**
@@ -46,7 +46,7 @@ export function followAnswers(root) {
 export function mountQuestions(root, course) {
   const holders = /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-question"));
   if (!holders.length) return;
-  const seed = storage.learnerSeed();
+  const seed = savedAnswers.learnerSeed();
   for (const holder of holders) mountQuestion(holder, course, seed);
 }
 
@@ -95,12 +95,12 @@ function mountQuestion(holder, course, seed) {
   /**
    * Mark the options tried, and the right one once it is known; open the explanation when earned.
    *
-   * @param {storage.Answer | undefined} entry
+   * @param {savedAnswers.Answer | undefined} entry
    */
   function draw(entry) {
     drawn = JSON.stringify(entry ?? null);
-    const status = storage.questionStatus(entry);
-    const tried = storage.triedOptions(entry);
+    const status = savedAnswers.questionStatus(entry);
+    const tried = savedAnswers.triedOptions(entry);
     const known = status === "right" || status === "revealed";
     for (const [optionId, { label, tag }] of labels) {
       const mark = known && optionId === question.answer ? "answer" : tried.includes(optionId) ? "tried" : "";
@@ -137,8 +137,8 @@ function mountQuestion(holder, course, seed) {
     const correct = optionId === question.answer;
     say(correct, `${correct ? VERDICT.RIGHT : VERDICT.WRONG} `, option.feedback);
     holder.dataset.answered = correct ? "right" : "wrong";
-    if (save) storage.saveAnswer(key, optionId, correct);
-    draw(storage.answers()[key]);
+    if (save) savedAnswers.saveAnswer(key, optionId, correct);
+    draw(savedAnswers.answers()[key]);
   }
 
   /**
@@ -149,8 +149,8 @@ function mountQuestion(holder, course, seed) {
   function showAnswer(save) {
     const right = /** @type {Option} */ (byId.get(question.answer));
     say(true, `The answer: ${right.text}. `, right.feedback);
-    if (save) storage.saveRevealed(key);
-    draw(storage.answers()[key]);
+    if (save) savedAnswers.saveRevealed(key);
+    draw(savedAnswers.answers()[key]);
   }
 
   reveal.addEventListener("click", () => {
@@ -161,7 +161,7 @@ function mountQuestion(holder, course, seed) {
   /**
    * Show a saved answer (none: the question as new): the option picked, its feedback, the marks.
    *
-   * @param {storage.Answer | undefined} saved
+   * @param {savedAnswers.Answer | undefined} saved
    */
   function showSaved(saved) {
     draw(saved);
@@ -173,9 +173,9 @@ function mountQuestion(holder, course, seed) {
     else choose(saved.option, false);
   }
 
-  showSaved(storage.answers()[key]);
+  showSaved(savedAnswers.answers()[key]);
   followers.set(holder, () => {
-    const saved = storage.answers()[key];
+    const saved = savedAnswers.answers()[key];
     if (JSON.stringify(saved ?? null) !== drawn) showSaved(saved);
   });
 }

@@ -2,10 +2,10 @@
 // A gap that a later lesson reopens (lesson 09 rewrites lesson 08's add_backward): once the learner has written
 // the later lesson's version, that lesson runs it, and an edit in the earlier lesson does not reach it. The earlier
 // lab says so on the gap, with a link to the later version.
-import { el } from "./dom.js";
+import { el } from "../base/dom.js";
 
 /**
- * @typedef {import("./course-data").Course} Course
+ * @typedef {import("../base/course-data").Course} Course
  */
 
 /** The element id of a gap's entry in its lab: a link to it (`#ember-gap-L09.add_backward`) brings it into view. */

@@ -2,29 +2,25 @@
 // "Your work": the learner's whole course as one file (ember-work-DATE.zip, made by Python: labs/checking/work_file.py),
 // and a work file or learner .py files brought back, chosen or dropped on the page. What a file would change is
 // shown first (labs/checking/work_merge.py's preview); nothing changes before Apply, and until the learner keeps
-// the new work, Undo takes back what the import wrote and nobody changed since (storage.js records it), after
+// the new work, Undo takes back what the import wrote and nobody changed since (import-undo.js records it), after
 // saying what it takes back and what it keeps.
 //
 // Sizes (each file's, and the whole import's) and a work file's nesting are checked here before Python reads
 // anything (work-checks.js). Everything that comes from a file (names, notes, code, messages) is shown as text,
 // names and messages cut to a bounded length.
-import { el } from "./dom.js";
+import { el, saveFile } from "../base/dom.js";
 import { listWords, plural, previewParts, sentence, undoItemWords } from "./import-preview.js";
-import { REQUEST } from "./protocol.js";
-import * as storage from "./storage.js";
+import * as workImport from "./import-undo.js";
+import * as store from "./store.js";
 import { clip, clipMessage, refusedByNesting, refusedBySize } from "./work-checks.js";
 
 /**
- * @typedef {import("./course-data").Course} Course
- * @typedef {import("./runtime.js").Runtime} Runtime
- * @typedef {import("./import-preview.js").Preview} Preview
- * @typedef {import("./import-preview.js").Changes} Changes
- *
- * A chosen file as the request carries it.
- * @typedef {{ name: string, data: string }} GivenFile
- *
- * What Python answers a work file: what it would change and the changes, or why it cannot be read.
- * @typedef {{ preview: Preview, changes: Changes } | { error: string }} ReadAnswer
+ * @typedef {import("../base/course-data").Course} Course
+ * @typedef {import("../runtime/runtime.js").Runtime} Runtime
+ * @typedef {import("../runtime/protocol.js").Preview} Preview
+ * @typedef {import("../runtime/protocol.js").Changes} Changes
+ * @typedef {import("../runtime/protocol.js").GivenFile} GivenFile
+ * @typedef {import("../runtime/protocol.js").ReadWorkAnswer} ReadAnswer
  *
  * What the box needs: Python, the course, what to redraw once the saved work changed, and more buttons for its
  * toolbar.
@@ -150,10 +146,10 @@ class YourWork {
     this.undoShows = ""; // the import the undo box offers to undo ("" for none)
     const onStorage = () => {
       if (shown !== this)
-        window.removeEventListener(storage.STORAGE_EVENT, onStorage); // another page's box now
+        window.removeEventListener(store.STORAGE_EVENT, onStorage); // another page's box now
       else if (!this.confirming) this.showUndo(); // another tab may have undone, kept or changed what it took back
     };
-    window.addEventListener(storage.STORAGE_EVENT, onStorage);
+    window.addEventListener(store.STORAGE_EVENT, onStorage);
     this.showUndo();
   }
 
@@ -205,23 +201,17 @@ class YourWork {
     this.busy(true);
     try {
       await this.python("Making your work file…");
-      const answer = await this.runtime.request(REQUEST.SAVE_WORK, {
-        state: storage.savedState(),
+      const answer = await this.runtime.saveWork({
+        state: store.savedState(),
         version: this.course.version,
         today: today(),
       });
-      if (answer.error) {
+      if ("error" in answer) {
         this.fail(`Your work file could not be made. ${sentence(answer.error)}`);
         return;
       }
-      const link = el("a", {
-        href: URL.createObjectURL(new Blob([fromBase64(answer.data)], { type: "application/zip" })),
-        download: answer.name,
-      });
-      document.body.append(link);
-      link.click();
-      link.remove();
-      const notes = /** @type {string[]} */ (answer.notes).map((note) => ` Note: ${sentence(note)}`).join("");
+      saveFile(new Blob([fromBase64(answer.data)], { type: "application/zip" }), answer.name);
+      const notes = answer.notes.map((note) => ` Note: ${sentence(note)}`).join("");
       this.status.textContent = `Saved ${answer.name}: your code, answers and progress.${notes}`;
     } catch (error) {
       this.pythonFailed(error);
@@ -262,8 +252,8 @@ class YourWork {
       const given = files.map((file, i) => ({ name: clip(file.name), data: toBase64(contents[i]) }));
       await this.python(`Reading ${names}…`);
       /** @type {ReadAnswer} */
-      const answer = await this.runtime.request(REQUEST.READ_WORK, {
-        state: storage.savedState(),
+      const answer = await this.runtime.readWork({
+        state: store.savedState(),
         files: given,
         keep_mine: [],
       });
@@ -353,8 +343,8 @@ class YourWork {
     for (const box of keeps) box.disabled = true;
     try {
       /** @type {ReadAnswer} */
-      const answer = await this.runtime.request(REQUEST.READ_WORK, {
-        state: storage.savedState(),
+      const answer = await this.runtime.readWork({
+        state: store.savedState(),
         files: given,
         keep_mine: keepMine,
       });
@@ -363,7 +353,7 @@ class YourWork {
         this.fail(`Could not bring in ${names}; nothing was changed.`, sentence(clipMessage(answer.error)));
         return;
       }
-      storage.applyImport(answer.changes, this.course.version, [names]);
+      workImport.applyImport(answer.changes, this.course.version, [names]);
       this.closePreview();
       const pieces = Object.keys(answer.changes.pieces).length;
       const kept = keepMine.length ? ` Kept yours in ${listWords(keepMine)}.` : "";
@@ -384,8 +374,8 @@ class YourWork {
    * and a way to keep the new work. An import whose every change was changed since is simply kept.
    */
   showUndo() {
-    const plan = storage.undoPlan();
-    if (plan && !plan.back.length) storage.keepImport(); // nothing of it left to take back
+    const plan = workImport.undoPlan();
+    if (plan && !plan.back.length) workImport.keepImport(); // nothing of it left to take back
     const shows = plan?.back.length ? `${plan.at} ${plan.names.join("\n")}` : "";
     if (!this.confirming && shows === this.undoShows) return; // the same offer: keep its buttons (and focus)
     this.confirming = false;
@@ -407,7 +397,7 @@ class YourWork {
         class: "md-button",
         type: "button",
         onclick: () => {
-          storage.keepImport();
+          workImport.keepImport();
           this.showUndo();
           this.status.textContent = "Kept: the work you brought in is your work now.";
           this.chooseButton.focus();
@@ -427,7 +417,7 @@ class YourWork {
 
   /** Say what Undo would take back and what it would keep, with the button that does it and Cancel. */
   confirmUndo() {
-    const plan = storage.undoPlan();
+    const plan = workImport.undoPlan();
     if (!plan?.back.length) {
       this.showUndo();
       this.status.textContent = "There is nothing left to undo: everything the import brought in has changed since.";
@@ -435,7 +425,7 @@ class YourWork {
       return;
     }
     this.confirming = true;
-    /** @param {import("./storage.js").UndoItem[]} items */
+    /** @param {import("./import-undo.js").UndoItem[]} items */
     const list = (items) =>
       el(
         "ul",
@@ -501,10 +491,10 @@ class YourWork {
 
   /** Undo the import as it stands now (another tab may have changed more since the question was shown). */
   undo() {
-    const done = storage.undoImport();
+    const done = workImport.undoImport();
     this.showUndo();
     if (done) {
-      /** @param {import("./storage.js").UndoItem[]} items */
+      /** @param {import("./import-undo.js").UndoItem[]} items */
       const words = (items) => someWords(items.map((item) => undoItemWords(item, this.course)));
       const kept = done.kept.length ? ` Kept as you changed them since: ${words(done.kept)}.` : "";
       this.status.textContent = done.back.length
@@ -561,15 +551,15 @@ function listenForDrops() {
 }
 
 /**
- * Make the page's "Your work" box (the one a dropped file goes to), to be put where the page wants it.
+ * Mount the page's "Your work" box (the one a dropped file goes to) right after ``place``.
  *
+ * @param {Element} place
  * @param {Options} options
- * @returns {HTMLElement}
  */
-export function yourWorkBox(options) {
+export function mountWorkBox(place, options) {
   shown = new YourWork(options);
   listenForDrops();
-  return shown.box;
+  place.after(shown.box);
 }
 
 /**

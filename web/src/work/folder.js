@@ -10,11 +10,23 @@
 // message naming it and the line. Edits typed in the lab are written to the folder a moment later; a file there
 // holding anything the page did not write, and cannot take, is first copied aside (ember/scalar.py.1.bak).
 
-import { el } from "./dom.js";
-import * as storage from "./storage.js";
+import { el } from "../base/dom.js";
+import * as savedCode from "./pieces.js";
+import * as store from "./store.js";
 
 /**
- * @typedef {import("./lab.js").Lab} Lab
+ * What a folder link asks of the lab it serves, and nothing more: the lab's lesson; its element, which holds
+ * data-ready="true" while it shows the learner's files and leaves the page with it; the edits a folder's files
+ * make (through Python); the learner's files as the lab builds them now; and a change of gaps taken into the saved
+ * work, which the lab shows and can undo.
+ * @typedef {{
+ *   lesson: string,
+ *   holder: HTMLElement,
+ *   edits: (files: { before: Record<string, string>, now: Record<string, string> }) =>
+ *     Promise<import("../runtime/protocol.js").EditsAnswer>,
+ *   buildModule: () => Promise<import("../runtime/protocol.js").ModuleAnswer>,
+ *   change: (changes: Record<string, string | null>, message: string) => Promise<void>,
+ * }} LabSide
  *
  * The linked folder and what the page last wrote into its ember/ folder (file name -> source).
  * @typedef {{ handle: FileSystemDirectoryHandle, files: Record<string, string> }} Link
@@ -155,14 +167,14 @@ export class FolderLink {
   /**
    * The link for a lab, or null where the browser cannot open a folder.
    *
-   * @param {Lab} lab
+   * @param {LabSide} lab
    * @returns {FolderLink | null}
    */
   static offer(lab) {
     return typeof window.showDirectoryPicker === "function" ? new FolderLink(lab) : null;
   }
 
-  /** @param {Lab} lab */
+  /** @param {LabSide} lab */
   constructor(lab) {
     this.lab = lab;
     /** @type {FileSystemDirectoryHandle | null} */
@@ -177,9 +189,9 @@ export class FolderLink {
     this.waiting = null;
     /** @type {ReturnType<typeof setTimeout> | undefined} */
     this.timer = undefined;
-    this.workSeen = JSON.stringify(storage.work());
-    const what = `ember-folder-what-${lab.lesson.id}`;
-    const state = `ember-folder-state-${lab.lesson.id}`;
+    this.workSeen = JSON.stringify(savedCode.work());
+    const what = `ember-folder-what-${lab.lesson}`;
+    const state = `ember-folder-state-${lab.lesson}`;
     /** @type {(text: string, action: () => void, describedBy?: string) => HTMLButtonElement} */
     const button = (text, action, describedBy) =>
       el("button", { class: "md-button", type: "button", "aria-describedby": describedBy, onclick: action }, text);
@@ -210,14 +222,14 @@ export class FolderLink {
     this.onVisible = () => this.syncSoon(0);
     this.onFocus = () => this.syncSoon(0);
     this.onStorage = () => {
-      const work = JSON.stringify(storage.work());
+      const work = JSON.stringify(savedCode.work());
       if (this.syncing || work === this.workSeen) return; // a sync under way looks again when it ends
       this.workSeen = work;
       this.syncSoon(WRITE_AFTER_MS);
     };
     document.addEventListener("visibilitychange", this.onVisible);
     window.addEventListener("focus", this.onFocus);
-    window.addEventListener(storage.STORAGE_EVENT, this.onStorage);
+    window.addEventListener(store.STORAGE_EVENT, this.onStorage);
   }
 
   /** Stop following the page: another page's lab has its own link now. */
@@ -225,7 +237,7 @@ export class FolderLink {
     clearTimeout(this.timer);
     if (this.onVisible) document.removeEventListener("visibilitychange", this.onVisible);
     if (this.onFocus) window.removeEventListener("focus", this.onFocus);
-    if (this.onStorage) window.removeEventListener(storage.STORAGE_EVENT, this.onStorage);
+    if (this.onStorage) window.removeEventListener(store.STORAGE_EVENT, this.onStorage);
   }
 
   /** The folder linked before (on this lesson page or another), in use at once if the browser still allows it. */
@@ -377,15 +389,15 @@ export class FolderLink {
     const before = link.files;
     const now = await readFiles(folder, Object.keys(before));
     const untouched = Object.keys(before).every((name) => now[name] === before[name]);
-    if (untouched && this.writtenFrom === JSON.stringify(storage.work())) return; // nothing new on either side
+    if (untouched && this.writtenFrom === JSON.stringify(savedCode.work())) return; // nothing new on either side
     /** @type {Record<string, string>} */
     let broken = {};
     if (!untouched) {
-      const edits = await this.lab.runtime.edits({ before, now });
+      const edits = await this.lab.edits({ before, now });
       broken = edits.broken;
       await this.take(edits.changed);
     }
-    const work = JSON.stringify(storage.work());
+    const work = JSON.stringify(savedCode.work());
     const { files, init } = await this.lab.buildModule();
     const names = Object.keys(files);
     const there = await readFiles(folder, [...names, INIT]);
@@ -411,7 +423,7 @@ export class FolderLink {
     if (there[INIT] === undefined) await writeFile(folder, INIT, init); // a learner's own __init__.py stays
     await writeLink({ handle, files: written });
     this.writtenFrom = Object.keys(broken).length ? null : work;
-    this.workSeen = JSON.stringify(storage.work());
+    this.workSeen = JSON.stringify(savedCode.work());
     if (this.workSeen !== work) this.syncSoon(WRITE_AFTER_MS); // typed in the lab meanwhile
     this.showBroken(broken);
     const kept = copies.length
@@ -428,7 +440,7 @@ export class FolderLink {
    * @param {Record<string, { before: string, now: string }>} changed
    */
   async take(changed) {
-    const saved = storage.exactTexts();
+    const saved = savedCode.exactTexts();
     /** @type {Record<string, string>} */
     const taken = {};
     const both = [];

@@ -1,8 +1,8 @@
 // @ts-check
-// The notebook app's drive, as both sides read it: the lesson pages (web/src/handover.js) and the
+// The notebook app's drive, as both sides read it: the lesson pages (web/src/work/handover.js) and the
 // notebook's Python kernel (labs/frontends/notebook.py imports this file's build, assets/gen/drive.js). Its
 // identity (database, store, folder) is labs/data/notebook_drive.json, which Python reads too.
-import NAMES from "../../labs/data/notebook_drive.json";
+import NAMES from "../../../labs/data/notebook_drive.json";
 
 /** The drive's identity: its database, store and folder, and the name of the learner's seed file in it. */
 export const DRIVE = /** @type {{ database: string, store: string, folder: string, seed_file: string }} */ (NAMES);

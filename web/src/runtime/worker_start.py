@@ -1,4 +1,4 @@
-"""The Python the page's worker runs as it starts (web/src/worker.js, through web/src/python-start.js).
+"""The Python the page's worker runs as it starts (web/src/runtime/worker.js, through python-start.js).
 
 The build runs the same before it compiles the standard library (web/precompile-stdlib.mjs), so that every
 module these import is compiled ahead. The bundle carries this file as text; the worker runs it in a namespace

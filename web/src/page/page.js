@@ -1,17 +1,20 @@
 // @ts-check
 // The page's interactive parts: questions, the home page's progress, cells and the lab. Loaded by
 // main.js once per visit; with instant navigation it mounts each new page on the same runtime.
+
+import { el, saveFile } from "../base/dom.js";
+import * as savedAnswers from "../work/answers.js";
+import { mountTakenBack, takeBack } from "../work/handover.js";
+import * as savedCode from "../work/pieces.js";
+import * as store from "../work/store.js";
+import { downloadAllWork, mountWorkBox } from "../work/your-work.js";
 import { cellToCell, mountSkipLinks, nameTheThemesParts, watchScrollBoxes } from "./access.js";
-import { el } from "./dom.js";
-import { resultBox, takeBack } from "./handover.js";
 import { askToKeepStorage, mountBrowserNote, mountStorageNote } from "./notes.js";
 import { followAnswers, mountQuestions } from "./quiz.js";
-import * as storage from "./storage.js";
-import { downloadAllWork, yourWorkBox } from "./your-work.js";
 
 /**
- * @typedef {import("./course-data").Course} Course
- * @typedef {import("./runtime.js").Runtime} Runtime
+ * @typedef {import("../base/course-data").Course} Course
+ * @typedef {import("../runtime/runtime.js").Runtime} Runtime
  * @typedef {import("./lab.js").Lab} Lab
  */
 
@@ -186,25 +189,12 @@ const STORAGE_WORDS = {
 };
 
 /**
- * Save a text as a file of the learner's.
- *
- * @param {string} text
- * @param {string} name
- */
-function download(text, name) {
-  const link = el("a", { href: URL.createObjectURL(new Blob([text], { type: "application/json" })), download: name });
-  document.body.append(link);
-  link.click();
-  link.remove();
-}
-
-/**
  * Tell the learner, at the top of the page, when their saved work could not be read or kept.
  *
  * @param {HTMLElement} root
  */
 function mountStorageNotice(root) {
-  const problems = storage.problems(); // reading may find a problem and announce it: draw after that
+  const problems = store.problems(); // reading may find a problem and announce it: draw after that
   for (const old of root.querySelectorAll(".ember-storage")) old.remove();
   if (!problems.length) return;
   const box = el("div", {
@@ -213,12 +203,16 @@ function mountStorageNotice(root) {
     "data-problems": problems.map((p) => p.kind).join(" "),
   });
   for (const problem of problems) box.append(el("p", { text: STORAGE_WORDS[problem.kind] }));
-  const aside = storage.asideText();
+  const aside = store.asideText();
   if (aside)
     box.append(
       el(
         "button",
-        { class: "md-button", type: "button", onclick: () => download(aside, "ember-unreadable.json") },
+        {
+          class: "md-button",
+          type: "button",
+          onclick: () => saveFile(new Blob([aside], { type: "application/json" }), "ember-unreadable.json"),
+        },
         "Download what was kept aside",
       ),
     );
@@ -230,7 +224,7 @@ function mountStorageNotice(root) {
           class: "md-button",
           type: "button",
           onclick: () => {
-            storage.acknowledgeAside();
+            store.acknowledgeAside();
             box.remove();
           },
         },
@@ -260,7 +254,7 @@ function mountStorageNotice(root) {
 /**
  * Where the learner is with a lesson: "done", "started" or "new", and in words.
  *
- * @param {Record<string, import("./storage.js").Progress>} progress
+ * @param {Record<string, import("../work/answers.js").Progress>} progress
  * @param {string} id
  * @returns {{ state: string, word: string }}
  */
@@ -279,7 +273,7 @@ function progressOf(progress, id) {
  *
  * @param {Course} data
  * @param {string[]} ids
- * @param {Record<string, import("./storage.js").Progress>} progress
+ * @param {Record<string, import("../work/answers.js").Progress>} progress
  */
 function lessonList(data, ids, progress) {
   const first = ids.length ? data.lessons[ids[0]].number : 1;
@@ -312,10 +306,10 @@ function lessonList(data, ids, progress) {
 function mountHome(root, data) {
   const holders = [.../** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-home"))];
   if (!holders.length) return;
-  const progress = storage.progress();
+  const progress = savedAnswers.progress();
   /** @param {HTMLElement} holder */
   const partOf = (holder) => data.parts.find((part) => String(part.number) === holder.dataset.part);
-  const last = storage.lastLesson();
+  const last = savedAnswers.lastLesson();
   const resume =
     last && data.lessons[last]?.url
       ? el(
@@ -355,7 +349,7 @@ function mountYourWork(root, data) {
       mountQuestions(root, data);
       currentLab?.showEditors();
     };
-    lab.after(yourWorkBox({ runtime, course: data, onChange }));
+    mountWorkBox(lab, { runtime, course: data, onChange });
   } else if (home) {
     const reset = el(
       "button",
@@ -364,14 +358,14 @@ function mountYourWork(root, data) {
         type: "button",
         onclick: () => {
           if (confirm("Forget all your code, answers and progress in this browser?")) {
-            storage.resetAll();
+            store.resetAll();
             location.reload();
           }
         },
       },
       "Reset all my progress",
     );
-    home.after(yourWorkBox({ runtime, course: data, onChange: () => mountHome(root, data), extra: [reset] }));
+    mountWorkBox(home, { runtime, course: data, onChange: () => mountHome(root, data), extra: [reset] });
   }
 }
 
@@ -383,14 +377,14 @@ function mountYourWork(root, data) {
  * @param {Course} data
  */
 function followProgress(root, data) {
-  const progress = storage.progress();
+  const progress = savedAnswers.progress();
   for (const item of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-home li[data-lesson]"))) {
     const { state, word } = progressOf(progress, /** @type {string} */ (item.dataset.lesson));
     item.dataset.state = state;
     const words = item.querySelector(".ember-progress");
     if (words) words.textContent = ` — ${word}`;
   }
-  const last = storage.lastLesson();
+  const last = savedAnswers.lastLesson();
   const resume = /** @type {HTMLElement | null} */ (root.querySelector(".ember-resume"));
   if (root.querySelector(".ember-home") && last && data.lessons[last]?.url && resume?.dataset.lesson !== last) {
     mountHome(root, data);
@@ -422,7 +416,7 @@ async function mountPage() {
     return;
   }
   currentRoot = root;
-  storage.useCourse(data);
+  savedCode.useCourse(data);
   showStartProblem(root);
   mountStorageNotice(root);
   mountQuestions(root, data);
@@ -433,7 +427,7 @@ async function mountPage() {
   if (location.protocol !== "file:") mountBrowserNote(root);
   if (location.protocol === "file:") return; // assets/file-warning.js explains how to serve the site
   const lesson = /** @type {string} */ (page.dataset.lesson);
-  storage.visit(lesson);
+  savedAnswers.visit(lesson);
   // The editors wait for Python: they would only compete with its start for the two cores a laptop
   // may have, and nothing can run before it is up. Until then the cells show their code as text. Their
   // code is fetched and compiled meanwhile (off the main thread), so that they come at once when it is.
@@ -444,11 +438,11 @@ async function mountPage() {
   if (window.emberTheme) await window.emberTheme;
   currentLab = null;
   await fromNotebook(root, data);
-  const [{ mountCells }, { Lab }] = await modules;
+  const [{ mountCells }, { mountLab }] = await modules;
   /** @type {Lab | null} */
   let lab = null;
   for (const holder of /** @type {NodeListOf<HTMLElement>} */ (root.querySelectorAll(".ember-lab"))) {
-    lab = new Lab(holder, { course: data, runtime, siteRoot });
+    lab = mountLab(holder, { course: data, runtime, siteRoot });
   }
   currentLab = lab;
   watchNotebook(root, data);
@@ -481,8 +475,7 @@ async function fromNotebook(root, data) {
   }
   const rebuild = () => currentLab?.showEditors();
   for (const old of root.querySelectorAll(".ember-from-notebook")) old.remove();
-  const box = resultBox(result, { version: data.version, onChange: rebuild });
-  if (box) root.prepend(box);
+  mountTakenBack(root, result, { version: data.version, onChange: rebuild });
   if (result.taken.length) rebuild();
   lookedAtNotebook();
 }
@@ -519,11 +512,11 @@ export function start(sharedRuntime) {
   runtime = sharedRuntime;
   watchRuntime();
   window.addEventListener(
-    storage.STORAGE_EVENT,
+    store.STORAGE_EVENT,
     (event) => /** @type {CustomEvent} */ (event).detail?.problem && currentRoot && mountStorageNotice(currentRoot),
   );
   window.addEventListener(
-    storage.STORAGE_EVENT,
+    store.STORAGE_EVENT,
     (event) => /** @type {CustomEvent} */ (event).detail?.otherTab && followOtherTabs(),
   );
   // A page the browser kept while the learner was away heard nothing meanwhile: it looks at what is stored now.

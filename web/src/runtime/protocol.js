@@ -175,6 +175,9 @@ export const PROBLEM = Object.freeze({
  *   fallback: string | null, snapshotBytes: number | null,
  * }} BootInfo
  *
+ * The learner's work as requests carry it: exact texts, and older dedented bodies, by gap id.
+ * @typedef {{ exact: Record<string, string>, pieces: Record<string, string> }} Work
+ *
  * The answers, by kind of request (labs/frontends/session.py makes them):
  * run: the cell's output items, and its problem if it failed.
  * An item of a cell's output (labs/showing/outputs.py, labs/showing/display.py): its kind, its HTML
@@ -217,9 +220,30 @@ export const PROBLEM = Object.freeze({
  * edits: what the notebook changed, gap by gap, and the files it could not read, with why.
  * @typedef {{ changed: Record<string, { before: string, now: string }>, broken: Record<string, string> }} EditsAnswer
  *
- * save_work: the work file's name and its bytes (base64), with notes on what it could not keep; or why it could not
- * be made.
+ * save_work: the learner's whole saved state as one work file (labs/checking/work_file.py): its name, its bytes
+ * (base64) and notes on what it could not keep; or why it could not be made.
+ * @typedef {import("../base/records").State} State
+ * @typedef {import("../base/records").Progress} SavedProgress
  * @typedef {{ name: string, data: string, notes: string[] } | { error: string }} SaveWorkAnswer
+ *
+ * read_work: a chosen file as the request carries it (its name, its bytes in base64), and what Python answers: what
+ * reading the files would change (labs/checking/work_merge.py's preview), lesson by lesson, and the changes
+ * themselves (its merge: those the store writes, and in ``aside`` the texts here now of the gaps they change);
+ * or why they cannot be read.
+ * @typedef {{ name: string, data: string }} GivenFile
+ * @typedef {{ gap: string, status: "new" | "changed" | "same", origin: string }} GapPreview
+ * @typedef {{ question: string, status: "new" | "merged" | "kept" }} AnswerPreview
+ * @typedef {{ status: "new" | "better" | "kept", mine: SavedProgress | null, file: SavedProgress, merged: SavedProgress }}
+ *   ProgressPreview
+ * @typedef {{
+ *   lesson: string, title: string, gaps: GapPreview[], answers: AnswerPreview[], progress: ProgressPreview | null,
+ * }} LessonPreview
+ * @typedef {{
+ *   course_version: string | null, files: string[], notes: string[],
+ *   counts: { new: number, changed: number, same: number }, lessons: LessonPreview[],
+ * }} Preview
+ * @typedef {import("../base/records").ImportChanges & { aside: Record<string, string> }} Changes
+ * @typedef {{ preview: Preview, changes: Changes } | { error: string }} ReadWorkAnswer
  */
 
 /**

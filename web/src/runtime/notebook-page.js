@@ -7,7 +7,7 @@
 //   the course's offline copy down with it. So this marks the notebook's own worker as seen, and when the page is
 //   controlled by the course's worker (a first visit: the notebook's is not registered yet), it registers the
 //   notebook's, waits until it is active, and reloads once, before JupyterLite starts.
-// - Offline: once Python is ready, it asks the course's service worker (web/src/sw.js) to save the notebook's
+// - Offline: once Python is ready, it asks the course's service worker (web/src/runtime/sw.js) to save the notebook's
 //   files too, so that the notebook opens again with the network off (unless localStorage "ember:offline" is
 //   "off", as for the lessons).
 // - Status: a line in the corner says what Python is doing as it starts (downloading, starting, ready) and how

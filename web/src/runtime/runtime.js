@@ -13,8 +13,8 @@ const SNAPSHOT_BOOT_MS = 20000; // a start from the stored snapshot takes a seco
 /**
  * @typedef {import("./protocol.js").SnapshotUse} SnapshotUse
  * @typedef {import("./protocol.js").Problem} Problem
- * @typedef {import("./cell-output.js").OutputItem} OutputItem
- * @typedef {import("./storage.js").Work} Work
+ * @typedef {import("./protocol.js").OutputItem} OutputItem
+ * @typedef {import("./protocol.js").Work} Work
  * @typedef {import("./protocol.js").BootInfo} BootInfo
  *
  * A request waiting for its answer, with what to do with its progress and its input() prompts.
@@ -326,6 +326,27 @@ export class Runtime extends EventTarget {
    */
   edits(payload) {
     return this.request(REQUEST.EDITS, payload);
+  }
+
+  /**
+   * The learner's whole saved state as one work file: payload { state, version, today }.
+   *
+   * @param {{ state: import("./protocol.js").State, version: string, today: string }} payload
+   * @returns {Promise<import("./protocol.js").SaveWorkAnswer>}
+   */
+  saveWork(payload) {
+    return this.request(REQUEST.SAVE_WORK, payload);
+  }
+
+  /**
+   * What files the learner chose would change in the saved state, and the changes: payload { state, files,
+   * keep_mine } (keep_mine: the gaps whose code here stays).
+   *
+   * @param {{ state: import("./protocol.js").State, files: import("./protocol.js").GivenFile[], keep_mine: string[] }} payload
+   * @returns {Promise<import("./protocol.js").ReadWorkAnswer>}
+   */
+  readWork(payload) {
+    return this.request(REQUEST.READ_WORK, payload);
   }
 
   /**

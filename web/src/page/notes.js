@@ -2,8 +2,10 @@
 // Notes said once: what this browser lacks and what the learner gets instead, and that the browser may delete
 // the work saved here. Each note shows on every page until the learner hides it; hidden, it never comes back
 // (the ids of hidden notes are kept in localStorage).
-import { el } from "./dom.js";
-import * as storage from "./storage.js";
+import { el } from "../base/dom.js";
+import * as savedAnswers from "../work/answers.js";
+import * as savedCode from "../work/pieces.js";
+import * as store from "../work/store.js";
 
 const HIDDEN = "ember:hidden-notes"; // in localStorage: the ids of the notes the learner hid
 const ASKED = "ember:persist-asked"; // in localStorage: persistent storage was asked for once
@@ -138,10 +140,10 @@ export function askToKeepStorage(asked) {
   const keeping = navigator.storage;
   if (typeof keeping?.persist !== "function" || flagged(ASKED)) return;
   const first = async () => {
-    const saved = storage.work();
-    const any = [saved.pieces, saved.exact, storage.answers()].some((part) => Object.keys(part).length);
+    const saved = savedCode.work();
+    const any = [saved.pieces, saved.exact, savedAnswers.answers()].some((part) => Object.keys(part).length);
     if (!any) return;
-    window.removeEventListener(storage.STORAGE_EVENT, first);
+    window.removeEventListener(store.STORAGE_EVENT, first);
     try {
       localStorage.setItem(ASKED, "1");
     } catch {
@@ -150,5 +152,5 @@ export function askToKeepStorage(asked) {
     await keeping.persist().catch(() => false);
     asked();
   };
-  window.addEventListener(storage.STORAGE_EVENT, first);
+  window.addEventListener(store.STORAGE_EVENT, first);
 }

@@ -1,5 +1,5 @@
 // @ts-check
-// Building the page's elements: one helper every part of the page code uses.
+// Building the page's elements, and saving a file of the learner's: helpers every part of the page code uses.
 
 /**
  * A new element: ``attrs`` become its attributes ("class" its class name, "text" its text, "on…" a
@@ -23,4 +23,19 @@ export function el(tag, attrs = {}, ...children) {
   }
   for (const child of children) if (child) node.append(child);
   return node;
+}
+
+/**
+ * Save data as a file of the learner's, under ``name`` (the browser's download): the one way the page code does it.
+ *
+ * @param {Blob} data
+ * @param {string} name
+ */
+export function saveFile(data, name) {
+  const href = URL.createObjectURL(data);
+  const link = el("a", { href, download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(href), 60_000); // long after the browser took it
 }

@@ -3,8 +3,8 @@
 // both versions until the learner keeps one (the look and words of the notebook's box, handover.js), and a tab
 // on an older release of the course, which stops saving the gaps a newer release's tab saved.
 
-import { el } from "./dom.js";
-import * as storage from "./storage.js";
+import { el } from "../base/dom.js";
+import * as savedCode from "./pieces.js";
 
 /**
  * One version of a gap typed in two tabs: where it was typed, and its text (null: the gap's starting code).
@@ -17,13 +17,13 @@ let boxes = 0;
  * The versions of a gap typed in two tabs, as this tab names them: the stored piece first, then the texts kept
  * beside it; "In this tab" for the one typed here.
  *
- * @param {storage.Piece | undefined} stored
- * @param {storage.Rival[]} rivals
+ * @param {savedCode.Piece | undefined} stored
+ * @param {savedCode.Rival[]} rivals
  * @param {boolean} storedHere  whether this tab wrote the stored piece
  * @returns {Version[]}
  */
 export function versionsOf(stored, rivals, storedHere) {
-  const here = [storedHere, ...rivals.map(storage.isThisTab)];
+  const here = [storedHere, ...rivals.map(savedCode.isThisTab)];
   const codes = [stored ? stored.code : null, ...rivals.map((rival) => rival.code)];
   const names = here.includes(true) ? ["another tab"] : ["one tab", "another tab"];
   let others = 0;

@@ -2,25 +2,25 @@
 // The lab: the learner's module as this lab starts, this lesson's gaps editable, hints, named
 // checks, reset and undo, loading earlier finished pieces, download, and the closing box.
 //
-// The learner may have the course open in other tabs: what they save comes into this lab's editors in place
-// (`follow`), and a gap typed here while another tab's change to it had not arrived yet is kept beside the
-// stored one, both shown until the learner keeps one (see storage.js and tabs.js).
+// The learner may have the course open in other tabs: work/following.js keeps this lab's editors in step with
+// them, asking the lab only for what its LabSide names (as work/folder.js does for a linked folder).
 
+import { el, saveFile } from "../base/dom.js";
+import * as savedAnswers from "../work/answers.js";
+import { FolderLink } from "../work/folder.js";
+import { Following } from "../work/following.js";
+import { handOver, notebookUrl, openWaitingTab } from "../work/handover.js";
+import { plural } from "../work/import-preview.js";
+import * as savedCode from "../work/pieces.js";
 import { reachScrollBoxes } from "./access.js";
-import { el } from "./dom.js";
 import { focusGap, gapTexts, labEditor, lockGapsOf, replaceText, scrollToGap, setGapTexts } from "./editor.js";
-import { FolderLink } from "./folder.js";
-import { handOver, notebookUrl, openWaitingTab } from "./handover.js";
-import { plural } from "./import-preview.js";
 import { gapAnchor, newerVersionNote, revealLinkedGap } from "./newer-version.js";
-import * as storage from "./storage.js";
-import { conflictBox, newerNote, versionsOf } from "./tabs.js";
 
 /**
- * @typedef {import("./course-data").Course} Course
- * @typedef {import("./runtime.js").Runtime} Runtime
+ * @typedef {import("../base/course-data").Course} Course
+ * @typedef {import("../runtime/runtime.js").Runtime} Runtime
  * @typedef {import("./editor.js").LabView} LabView
- * @typedef {import("./protocol.js").Problem} Problem
+ * @typedef {import("../runtime/protocol.js").Problem} Problem
  */
 
 // A number in exponent form (1e-6, 2.5e+10): on a narrow screen the line may not break at its sign.
@@ -56,6 +56,17 @@ function labLabel(file, gapIds) {
 }
 
 /** One lesson's lab, built in its placeholder (data-lab: the lesson's id). */
+/**
+ * Mount a lab in its holder (the page's `.ember-lab`, its lesson in data-lab), and answer its handle.
+ *
+ * @param {HTMLElement} holder
+ * @param {{ course: Course, runtime: Runtime, siteRoot: string }} context
+ * @returns {Lab}
+ */
+export function mountLab(holder, context) {
+  return new Lab(holder, context);
+}
+
 export class Lab {
   // The lab's parts, made by build().
   /** @type {HTMLParagraphElement} */ status;
@@ -73,18 +84,8 @@ export class Lab {
   /** @type {HTMLDivElement} */ replaceMine;
   /** @type {HTMLDivElement} */ closing;
   /** @type {HTMLDivElement} */ tabsBox;
+  /** @type {Following} */ tabs; // the gaps kept in step with the learner's other tabs
 
-  // What the editors show of the stored work, so that another tab's changes can be told and shown in place.
-  /** @type {Record<string, string>} */ shown = {}; // each editable gap's text as this tab last saved or showed it
-  /** @type {Record<string, string | null>} */ seen = {}; // the stored piece that text is (its rev; null: none)
-  /** @type {storage.Work} */ known = { exact: {}, pieces: {} }; // the stored work the editors show
-  /** @type {Set<string>} */ held = new Set(); // gaps whose editor shows this tab's text kept beside the stored one
-  /** @type {Set<string>} */ locked = new Set(); // gaps a tab on a newer release of the course saved
-  following = false;
-  followAgain = false;
-  /** @type {Map<string, { box: HTMLElement, where: string, update: (versions: import("./tabs.js").Version[]) => void }>} */
-  conflictBoxes = new Map();
-  lockedShown = "";
   /** @type {Map<string, HTMLElement>} */ newerNotes = new Map(); // gaps a later lesson reopens -> their note's box
 
   /**
@@ -185,9 +186,39 @@ export class Lab {
       "Open as notebook",
     );
     this.replaceMine = el("div", { class: "ember-replace", hidden: true });
-    this.folder = FolderLink.offer(this); // where the browser can open a folder of the learner's
+    this.folder = FolderLink.offer({
+      // where the browser can open a folder of the learner's: what the link asks of the lab, and nothing more
+      lesson: lesson.id,
+      holder: this.holder,
+      edits: (files) => this.runtime.edits(files),
+      buildModule: () => this.buildModule(),
+      change: (changes, message) => this.change(changes, message),
+    });
     this.closing = this.closingBox();
     this.tabsBox = el("div", { class: "ember-tabs" });
+    this.tabs = new Following({
+      // what the tab-following asks of the lab, and nothing more
+      gapIds: this.gapIds,
+      version: this.course.version,
+      box: this.tabsBox,
+      ready: () => this.holder.dataset.ready === "true",
+      shows: (gap) => Boolean(this.editorOf(gap)),
+      textOf: (gap) => gapTexts(/** @type {LabView} */ (this.editorOf(gap)))[gap],
+      setText: (gap, text) => {
+        const view = this.editorOf(gap);
+        if (view) setGapTexts(view, { [gap]: text });
+      },
+      lockGaps: (gaps) => {
+        for (const view of Object.values(this.editors)) lockGapsOf(view, gaps);
+      },
+      showStored: (changed, work, keepsItsText) => this.showStored(changed, work, keepsItsText),
+      kept: (gap) => {
+        this.notice.textContent = `${gap} holds the version you kept.`;
+        this.goTo(gap);
+      },
+      boxesShown: (box) => reachScrollBoxes(box),
+      wasRestarted: (error) => this.runtime.wasRestarted(error),
+    });
     this.holder.replaceChildren(
       el("h3", { text: `Lab: ${lesson.title}` }),
       this.gapList(),
@@ -265,7 +296,7 @@ export class Lab {
 
   /** On each gap a later lesson reopens, say whether the learner's newer version of it is there. */
   showNewer() {
-    const pieces = storage.pieces();
+    const pieces = savedCode.pieces();
     for (const [id, box] of this.newerNotes) {
       const note = newerVersionNote(this.course, this.siteRoot, id, pieces);
       if ((note?.dataset.newer ?? "") !== (box.firstElementChild?.getAttribute("data-newer") ?? ""))
@@ -314,16 +345,16 @@ export class Lab {
    */
   async buildCurrent() {
     for (let tries = 1; ; tries += 1) {
-      const asked = JSON.stringify(storage.work());
+      const asked = JSON.stringify(savedCode.work());
       const answer = await this.buildModule();
-      if (tries >= 5 || JSON.stringify(storage.work()) === asked) return answer;
+      if (tries >= 5 || JSON.stringify(savedCode.work()) === asked) return answer;
     }
   }
 
   /** Ask Python for the learner's files as this lab starts: {files: {name: {source, gaps}}, exact, problem}. */
   async buildModule() {
-    const answer = await this.runtime.module({ lab: this.lesson.id, ...storage.work() });
-    storage.adoptExact(answer.exact); // pieces saved by older versions become exact texts
+    const answer = await this.runtime.module({ lab: this.lesson.id, ...savedCode.work() });
+    savedCode.adoptExact(answer.exact); // pieces saved by older versions become exact texts
     return answer;
   }
 
@@ -369,7 +400,8 @@ export class Lab {
         const first = this.gapIds.find((id) => this.course.gaps[id].file === file);
         if (first) scrollToGap(this.editors[file], first);
       }
-      this.takeStock();
+      this.tabs.takeStock();
+      this.showNewer();
       this.showProblem(problem);
       if (this.holder.dataset.ready !== "true") revealLinkedGap(this.holder); // a link to one of its gaps
       this.holder.dataset.ready = "true";
@@ -396,40 +428,18 @@ export class Lab {
   }
 
   /**
-   * Save each of this lesson's gaps the learner changed, as they typed it, byte for byte, on top of the stored
-   * piece the editor showed (storage.saveTyped): a gap another tab changed meanwhile keeps both texts.
+   * Save each of this lesson's gaps the learner changed, as they typed it (the tab-following keeps the learner's
+   * other tabs in step).
    *
    * @param {Record<string, string>} texts
    */
   save(texts) {
-    for (const [id, text] of Object.entries(texts)) {
-      if (!this.gapIds.includes(id) || text === this.shown[id] || this.locked.has(id)) continue;
-      this.shown[id] = text;
-      const { outcome, rev } = storage.saveTyped(id, text, this.seen[id] ?? null, this.course.version);
-      if (outcome === "saved") {
-        this.seen[id] = rev;
-        this.known.exact[id] = text;
-        delete this.known.pieces[id];
-      } else if (outcome === "kept beside") this.held.add(id);
-      else this.lock([id]);
-    }
-    this.showTabs();
+    this.tabs.save(texts);
   }
 
-  // --- other tabs ---------------------------------------------------------------------------------
-
-  /**
-   * This tab's texts kept beside a stored piece, for this lab's gaps.
-   *
-   * @returns {Map<string, string>}
-   */
-  heldHere() {
-    const held = new Map();
-    for (const [gap, rivals] of Object.entries(storage.conflicts())) {
-      const mine = rivals.find(storage.isThisTab);
-      if (mine && this.gapIds.includes(gap)) held.set(gap, mine.code);
-    }
-    return held;
+  /** Show in the editors what another tab of the learner's saved (page.js calls it on the store's event). */
+  follow() {
+    return this.tabs.follow();
   }
 
   /** @param {string} gap  @returns {LabView | undefined} the editor that holds a gap */
@@ -438,104 +448,15 @@ export class Lab {
   }
 
   /**
-   * After a build: note what the editors show of the stored work; this tab's texts kept beside a stored piece go
-   * back into its editor, and gaps a newer release of the course saved are locked.
-   */
-  takeStock() {
-    const pieces = storage.pieces();
-    const held = this.heldHere();
-    this.known = storage.work();
-    for (const id of this.gapIds) {
-      const view = this.editorOf(id);
-      if (!view) continue;
-      const mine = held.get(id);
-      if (mine !== undefined) setGapTexts(view, { [id]: mine });
-      this.shown[id] = gapTexts(view)[id];
-      this.seen[id] = pieces[id]?.rev ?? null;
-    }
-    this.held = new Set(held.keys());
-    this.lock(this.gapIds.filter((id) => storage.isNewer(pieces[id])));
-    this.showTabs();
-    this.showNewer();
-  }
-
-  /**
-   * Stop saving gaps a tab on a newer release of the course saved: they become read-only, and the lab says so.
-   *
-   * @param {string[]} gaps
-   */
-  lock(gaps) {
-    for (const gap of gaps) this.locked.add(gap);
-    if (!this.locked.size) return;
-    for (const view of Object.values(this.editors)) lockGapsOf(view, [...this.locked]);
-    this.showTabs();
-  }
-
-  /** Show in the editors what is stored now (another tab wrote it), and what the tabs' choices are. */
-  async follow() {
-    if (this.holder.dataset.ready !== "true") return; // a build under way reads the stored work when it ends
-    if (this.following) {
-      this.followAgain = true;
-      return;
-    }
-    this.following = true;
-    try {
-      do {
-        this.followAgain = false;
-        await this.followOnce();
-      } while (this.followAgain);
-    } catch (error) {
-      if (!this.runtime.wasRestarted(error)) console.warn("could not show another tab's work:", error);
-    } finally {
-      this.following = false;
-    }
-  }
-
-  /** One look at the stored work: the gaps it changed go into the editors, the cursor staying where it is. */
-  async followOnce() {
-    const pieces = storage.pieces();
-    const held = this.heldHere();
-    const work = storage.work();
-    for (const id of this.gapIds) {
-      const stored = pieces[id];
-      const seen = this.seen[id] ?? null;
-      if (held.has(id) || !stored || stored.rev === seen || seen === null) continue;
-      // This tab's last write was replaced by one written without it: keep it beside, not lose it.
-      const overwritten = storage.wroteHere({ code: "", rev: seen }) && stored.after !== seen;
-      if (overwritten && stored.code !== this.shown[id]) {
-        storage.keepBeside(id, this.shown[id]);
-        held.set(id, this.shown[id]);
-      }
-    }
-    const changed = new Set([...this.held].filter((id) => !held.has(id))); // kept elsewhere: show what was kept
-    for (const kind of /** @type {const} */ (["exact", "pieces"])) {
-      for (const id of new Set([...Object.keys(work[kind]), ...Object.keys(this.known[kind])])) {
-        if (work[kind][id] !== this.known[kind][id]) changed.add(id);
-      }
-    }
-    for (const id of held.keys()) changed.delete(id);
-    this.held = new Set(held.keys());
-    const before = { ...this.shown };
-    if (changed.size) await this.showStored([...changed], work);
-    this.known = work;
-    for (const id of this.gapIds) {
-      const view = this.editorOf(id);
-      if (!view || this.held.has(id) || this.shown[id] !== before[id]) continue; // typed meanwhile: saved as typed
-      this.shown[id] = gapTexts(view)[id];
-      this.seen[id] = pieces[id]?.rev ?? null;
-    }
-    this.lock(this.gapIds.filter((id) => storage.isNewer(pieces[id])));
-    this.showTabs();
-  }
-
-  /**
    * Put the stored texts of changed gaps into the editors: exact texts of gaps an editor shows directly, anything
-   * else (a gap back to its starting code, an earlier stage's piece) as Python builds the module now.
+   * else (a gap back to its starting code, an earlier stage's piece) as Python builds the module now. A gap
+   * ``keepsItsText`` names keeps what its editor shows.
    *
    * @param {string[]} changed
-   * @param {storage.Work} work
+   * @param {savedCode.Work} work
+   * @param {(gap: string) => boolean} keepsItsText
    */
-  async showStored(changed, work) {
+  async showStored(changed, work, keepsItsText) {
     /** @type {Map<string, LabView>} */
     const shownIn = new Map();
     for (const view of Object.values(this.editors)) {
@@ -545,7 +466,6 @@ export class Lab {
       for (const id of changed) setGapTexts(/** @type {LabView} */ (shownIn.get(id)), { [id]: work.exact[id] });
       return;
     }
-    const typing = { ...this.shown };
     const { files } = await this.buildModule();
     for (const file of this.files) {
       const view = this.editors[file];
@@ -554,10 +474,7 @@ export class Lab {
       /** @type {Record<string, string>} */
       const texts = {};
       for (const gap of gaps) {
-        const typedMeanwhile = this.gapIds.includes(gap.id) && this.shown[gap.id] !== typing[gap.id];
-        if (!this.held.has(gap.id) && !typedMeanwhile) {
-          texts[gap.id] = lines.slice(gap.open_line, gap.close_line - 1).join("\n");
-        }
+        if (!keepsItsText(gap.id)) texts[gap.id] = lines.slice(gap.open_line, gap.close_line - 1).join("\n");
       }
       const ids = view.state.field(view.emberGaps).map((span) => span.id);
       if (ids.join() === gaps.map((gap) => gap.id).join()) setGapTexts(view, texts);
@@ -567,54 +484,6 @@ export class Lab {
         setGapTexts(view, mine);
       }
     }
-  }
-
-  /**
-   * Keep one version of a gap typed in two tabs, and show it.
-   *
-   * @param {string} gap
-   * @param {string | null} code
-   */
-  async keep(gap, code) {
-    if (!storage.keepVersion(gap, code, this.course.version)) {
-      this.lock([gap]);
-      return;
-    }
-    await this.follow();
-    this.notice.textContent = `${gap} holds the version you kept.`;
-    this.goTo(gap);
-  }
-
-  /** Show, above the editors, each gap typed in two tabs with its versions, and the gaps a newer release saved. */
-  showTabs() {
-    const conflicts = storage.conflicts();
-    const pieces = storage.pieces();
-    for (const [gap, shown] of this.conflictBoxes) {
-      if (conflicts[gap]) continue;
-      shown.box.remove();
-      this.conflictBoxes.delete(gap);
-    }
-    for (const gap of this.gapIds) {
-      if (!conflicts[gap]) continue;
-      const versions = versionsOf(pieces[gap], conflicts[gap], storage.wroteHere(pieces[gap]));
-      const where = versions.map((version) => version.where).join();
-      const shown = this.conflictBoxes.get(gap);
-      if (shown?.where === where) {
-        shown.update(versions);
-        continue;
-      }
-      const made = conflictBox(gap, versions, (code) => this.keep(gap, code));
-      if (shown) shown.box.replaceWith(made.box);
-      else this.tabsBox.append(made.box);
-      this.conflictBoxes.set(gap, { ...made, where });
-    }
-    const locked = [...this.locked].join();
-    if (locked !== this.lockedShown) {
-      this.lockedShown = locked;
-      this.tabsBox.querySelector(".ember-tabs-newer")?.remove();
-      if (this.locked.size) this.tabsBox.prepend(newerNote([...this.locked]));
-    }
-    if (this.conflictBoxes.size) reachScrollBoxes(this.tabsBox); // versions wider than the box: reachable at once
   }
 
   /**
@@ -653,7 +522,7 @@ export class Lab {
     this.showRunning();
     try {
       await this.folder?.beforeRun(); // what the learner saved in their folder is what the checks run on
-      const report = await this.runtime.check({ lab: this.lesson.id, ...storage.work() });
+      const report = await this.runtime.check({ lab: this.lesson.id, ...savedCode.work() });
       this.showReport(report);
     } catch (error) {
       this.showRunning(false);
@@ -692,7 +561,7 @@ export class Lab {
   /**
    * Mark each claim held or not, say how many held, show a problem that stopped them, and note the progress.
    *
-   * @param {import("./protocol.js").CheckReport} report
+   * @param {import("../runtime/protocol.js").CheckReport} report
    */
   showReport(report) {
     const passed = report.results.filter((r) => r.passed).length;
@@ -717,14 +586,14 @@ export class Lab {
     }
     this.showProblem(report.problem);
     this.closing.dataset.lit = String(report.passed);
-    storage.saveProgress(this.lesson.id, passed, report.results.length);
+    savedAnswers.saveProgress(this.lesson.id, passed, report.results.length);
   }
 
   /**
    * Show (or hide, for null) the note on an earlier lesson's piece that fails its own checks: what failed, a link
    * to that lesson, and a button that loads its finished piece.
    *
-   * @param {import("./protocol.js").EarlierFault | null} fault
+   * @param {import("../runtime/protocol.js").EarlierFault | null} fault
    */
   showEarlier(fault) {
     this.earlierBox.hidden = !fault;
@@ -765,7 +634,7 @@ export class Lab {
   async loadPiece(gap) {
     const { changes } = await this.runtime.earlier({
       lab: this.lesson.id,
-      ...storage.work(),
+      ...savedCode.work(),
       replace_own: true,
       gaps: [gap],
     });
@@ -792,7 +661,7 @@ export class Lab {
    * @param {string} message  what to say once the editors show them
    */
   async change(changes, message) {
-    const before = storage.exactTexts();
+    const before = savedCode.exactTexts();
     this.undo = Object.fromEntries(Object.keys(changes).map((id) => [id, id in before ? before[id] : null]));
     this.saveChanges(changes);
     this.undoButton.hidden = false;
@@ -819,10 +688,7 @@ export class Lab {
    * @param {Record<string, string | null>} changes
    */
   saveChanges(changes) {
-    const refused = storage.saveExact(changes, this.course.version);
-    const pieces = storage.pieces();
-    for (const id of Object.keys(changes)) if (id in this.seen) this.seen[id] = pieces[id]?.rev ?? null;
-    this.lock(refused.filter((id) => this.gapIds.includes(id)));
+    this.tabs.saveChanges(changes);
   }
 
   /**
@@ -840,7 +706,7 @@ export class Lab {
    * @param {boolean} mine
    */
   async loadFinished(mine) {
-    const answer = await this.runtime.earlier({ lab: this.lesson.id, ...storage.work(), replace_own: mine });
+    const answer = await this.runtime.earlier({ lab: this.lesson.id, ...savedCode.work(), replace_own: mine });
     const { changes, own } = answer;
     const count = Object.keys(changes).length;
     const them = count === 1 ? "it" : "them";
@@ -916,12 +782,6 @@ export class Lab {
    */
   async download(file) {
     const { files } = await this.buildModule();
-    const link = el("a", {
-      href: URL.createObjectURL(new Blob([files[file].source], { type: "text/x-python" })),
-      download: file,
-    });
-    document.body.append(link);
-    link.click();
-    link.remove();
+    saveFile(new Blob([files[file].source], { type: "text/x-python" }), file);
   }
 }

@@ -2,7 +2,7 @@
 // What the page adds for keyboards and screen readers beyond each part's own: names for the theme's search
 // dialog and loading bar, a skip link to the lab, a way from cell to cell, and boxes that scroll sideways made
 // reachable by keyboard (a formula, a table or a drawing wider than a phone).
-import { el } from "./dom.js";
+import { el } from "../base/dom.js";
 
 /** Names for the theme's own markup that has none: its search dialog; its loading bar is only a picture. */
 export function nameTheThemesParts() {

@@ -13,9 +13,10 @@
 // also writes the learner's seed (ember/.learner.json), so the notebook's questions list their options
 // in the order this page shows them.
 
-import { el } from "./dom.js";
+import { el, saveFile } from "../base/dom.js";
+import * as savedAnswers from "./answers.js";
 import { DRIVE as DRIVE_NAMES, readFolder } from "./drive.js";
-import * as storage from "./storage.js";
+import * as savedCode from "./pieces.js";
 
 // The app's contentsStorageName is DRIVE.
 const { database: DRIVE, store: STORE, folder: FOLDER, seed_file: SEED_FILE } = DRIVE_NAMES;
@@ -24,7 +25,7 @@ const SET_ASIDE_KEPT = 20;
 const LEARNER_FILE = `${FOLDER}/${SEED_FILE}`;
 
 /**
- * @typedef {import("./runtime.js").Runtime} Runtime
+ * @typedef {import("../runtime/runtime.js").Runtime} Runtime
  *
  * A gap changed both in the lab and in the notebook: both texts, until the learner chooses.
  * @typedef {{ lab: string, notebook: string }} Conflict
@@ -242,7 +243,7 @@ async function backupName(name) {
  * @returns {Promise<string[]>}
  */
 export async function handOver(runtime, lab) {
-  const { files, init } = await runtime.module({ lab, ...storage.work() });
+  const { files, init } = await runtime.module({ lab, ...savedCode.work() });
   const sources = Object.fromEntries(Object.entries(files).map(([name, file]) => [name, file.source]));
   const record = readRecord();
   const inDrive = await readDrive([...Object.keys(sources), "__init__.py"]);
@@ -260,7 +261,7 @@ export async function handOver(runtime, lab) {
   }
   // The package's __init__.py: its text is Python's (labs/checking/learner.py).
   if (inDrive["__init__.py"] === undefined) writes[`${FOLDER}/__init__.py`] = init;
-  writes[LEARNER_FILE] = `${JSON.stringify({ seed: storage.learnerSeed() })}\n`;
+  writes[LEARNER_FILE] = `${JSON.stringify({ seed: savedAnswers.learnerSeed() })}\n`;
   await writeDrive(writes);
   writeRecord({ ...record, files: sources });
   return copies;
@@ -284,7 +285,7 @@ export async function takeBack(runtime, version) {
   const now = await readDrive(names);
   if (names.every((name) => now[name] === undefined || now[name] === record.files[name])) return empty;
   const { changed, broken } = await runtime.edits({ before: record.files, now });
-  const saved = storage.exactTexts();
+  const saved = savedCode.exactTexts();
   /** @type {Record<string, string>} */
   const taken = {};
   for (const [gap, { before, now: text }] of Object.entries(changed)) {
@@ -292,7 +293,7 @@ export async function takeBack(runtime, version) {
     if (lab === before) taken[gap] = text;
     else if (lab !== text) record.conflicts[gap] = { lab, notebook: text };
   }
-  if (Object.keys(taken).length) storage.saveExact(taken, version);
+  if (Object.keys(taken).length) savedCode.saveExact(taken, version);
   for (const name of names) if (now[name] !== undefined && !(name in broken)) record.files[name] = now[name];
   writeRecord(record);
   return { taken: Object.keys(taken), conflicts: record.conflicts, broken };
@@ -309,7 +310,7 @@ export function settle(gap, keep, version) {
   const record = readRecord();
   const conflict = record.conflicts[gap];
   if (!conflict) return;
-  if (keep === "notebook") storage.saveExact({ [gap]: conflict.notebook }, version);
+  if (keep === "notebook") savedCode.saveExact({ [gap]: conflict.notebook }, version);
   const other = keep === "notebook" ? "lab" : "notebook";
   record.setAside = [...record.setAside, { gap, from: other, text: conflict[other], at: Date.now() }].slice(
     -SET_ASIDE_KEPT,
@@ -332,17 +333,19 @@ export async function acceptAsIs(name) {
 
 // --- what the learner sees ---------------------------------------------------------------------
 
+/** @param {string} text  @returns {Blob} a Python file's text, to save */
+const pythonText = (text) => new Blob([text], { type: "text/x-python" });
+
 /**
- * Save a text as a file of the learner's.
+ * Mount at the top of ``root`` what came back from the notebook (nothing, when nothing did).
  *
- * @param {string} text
- * @param {string} name
+ * @param {HTMLElement} root
+ * @param {TakenBack} result
+ * @param {{ version: string, onChange: () => void }} options
  */
-function downloadText(text, name) {
-  const link = el("a", { href: URL.createObjectURL(new Blob([text], { type: "text/x-python" })), download: name });
-  document.body.append(link);
-  link.click();
-  link.remove();
+export function mountTakenBack(root, result, options) {
+  const box = resultBox(result, options);
+  if (box) root.prepend(box);
 }
 
 /**
@@ -353,7 +356,7 @@ function downloadText(text, name) {
  * @param {{ version: string, onChange: () => void }} options
  * @returns {HTMLElement | null}
  */
-export function resultBox({ taken, conflicts, broken }, { version, onChange }) {
+function resultBox({ taken, conflicts, broken }, { version, onChange }) {
   const gaps = Object.keys(conflicts);
   const files = Object.keys(broken);
   if (!taken.length && !gaps.length && !files.length) return null;
@@ -389,7 +392,7 @@ export function resultBox({ taken, conflicts, broken }, { version, onChange }) {
         el("button", { class: "md-button", type: "button", onclick: choose("lab") }, "Keep the lab's"),
         el(
           "button",
-          { class: "md-button", type: "button", onclick: () => downloadText(notebook, `${gap}.notebook.py`) },
+          { class: "md-button", type: "button", onclick: () => saveFile(pythonText(notebook), `${gap}.notebook.py`) },
           "Download the notebook's",
         ),
       ),
@@ -415,7 +418,7 @@ export function resultBox({ taken, conflicts, broken }, { version, onChange }) {
           {
             class: "md-button",
             type: "button",
-            onclick: async () => downloadText((await readDrive([name]))[name] || "", name),
+            onclick: async () => saveFile(pythonText((await readDrive([name]))[name] || ""), name),
           },
           `Download the notebook's ${name}`,
         ),

@@ -2,31 +2,21 @@
 // What bringing a work file in would change (labs/checking/work_merge.py's preview), in words: the gaps lesson by
 // lesson, new, changed (with "Keep mine" and both versions) or the same, the answers and progress that merge, and
 // the file's notes. Everything from the file is shown as text.
-import { el } from "./dom.js";
+import { el } from "../base/dom.js";
 import { clipMessage } from "./work-checks.js";
 
 /**
- * @typedef {import("./course-data").Course} Course
- * @typedef {import("./storage.js").Progress} Progress
- * @typedef {import("./storage.js").ImportChanges} ImportChanges
- * @typedef {import("./storage.js").UndoItem} UndoItem
+ * @typedef {import("../base/course-data").Course} Course
+ * @typedef {import("../base/records").Progress} Progress
+ * @typedef {import("./import-undo.js").UndoItem} UndoItem
  *
- * What reading a work file would do (labs/checking/work_merge.py's preview), lesson by lesson.
- * @typedef {{ gap: string, status: "new" | "changed" | "same", origin: string }} GapPreview
- * @typedef {{ question: string, status: "new" | "merged" | "kept" }} AnswerPreview
- * @typedef {{ status: "new" | "better" | "kept", mine: Progress | null, file: Progress, merged: Progress }}
- *   ProgressPreview
- * @typedef {{
- *   lesson: string, title: string, gaps: GapPreview[], answers: AnswerPreview[], progress: ProgressPreview | null,
- * }} LessonPreview
- * @typedef {{
- *   course_version: string | null, files: string[], notes: string[],
- *   counts: { new: number, changed: number, same: number }, lessons: LessonPreview[],
- * }} Preview
- *
- * The changes Python answers with the preview (work_merge.py's merge): those storage.js writes, and the texts here
- * now of the gaps they change.
- * @typedef {ImportChanges & { aside: Record<string, string> }} Changes
+ * What reading a work file would do, lesson by lesson, and its changes (runtime/protocol.js's read_work).
+ * @typedef {import("../runtime/protocol.js").GapPreview} GapPreview
+ * @typedef {import("../runtime/protocol.js").AnswerPreview} AnswerPreview
+ * @typedef {import("../runtime/protocol.js").ProgressPreview} ProgressPreview
+ * @typedef {import("../runtime/protocol.js").LessonPreview} LessonPreview
+ * @typedef {import("../runtime/protocol.js").Preview} Preview
+ * @typedef {import("../runtime/protocol.js").Changes} Changes
  */
 
 /**
