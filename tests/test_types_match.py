@@ -1,7 +1,7 @@
 """The page's types of what Python makes, held to what Python makes.
 
-`course.json` (labs/frontends/website.py's course_data) is declared in web/src/course-data.d.ts, and the worker's
-answers (labs/frontends/session.py), kind by kind, in web/src/protocol.js's typedefs (a read work file's in
+`course.json` (labs/frontends/website.py's course_data) is declared in web/src/base/course-data.d.ts, and the worker's
+answers (labs/frontends/session.py), kind by kind, in web/src/runtime/protocol.js's typedefs (a read work file's in
 your-work.js). Both are written by hand. Here the real data, made in CPython, is written into a TypeScript file that
 assigns each value to its declared type, and TypeScript's checker reads it (tsc --noEmit):
 

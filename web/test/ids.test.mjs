@@ -1,5 +1,5 @@
 // @ts-check
-// How an id names its lesson: web/src/ids.js against labs/course/gaps.py, over every id of the course.
+// How an id names its lesson: web/src/base/ids.js against labs/course/gaps.py, over every id of the course.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { lessonOf, splitId } from "./modules.mjs";

@@ -1,5 +1,5 @@
 // @ts-check
-// The learner's own order of options: web/src/order.js against labs/course/questions.py.
+// The learner's own order of options: web/src/base/order.js against labs/course/questions.py.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { FALLBACK_SEED, newSeed, optionOrder, rank, SEED_PATTERN } from "./modules.mjs";

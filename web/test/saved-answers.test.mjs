@@ -1,5 +1,5 @@
 // @ts-check
-// The saved answers, as the page reads them (web/src/storage.js).
+// The saved answers, as the page reads them (web/src/work/store.js and answers.js).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { storage } from "./modules.mjs";

@@ -1,5 +1,5 @@
 // @ts-check
-// The page's storage with one learner in several tabs (web/src/storage.js): each write changes only its own gap on
+// The page's storage with one learner in several tabs (web/src/work/store.js, pieces.js and answers.js): each write changes only its own gap on
 // the state as stored, a gap typed in two tabs at once keeps both texts, and a tab on an older release of the course
 // never writes over a newer one's piece. Each tab is an instance of the module of its own, over one shared
 // localStorage.

@@ -4,17 +4,17 @@
 // - JupyterLite's service worker (kept unchanged as notebook/jupyterlite-sw.js and imported last) answers the
 //   kernel's /api/drive and /api/stdin requests (the learner's files, input()) and its heartbeat.
 // - Every other request from the notebook's pages and its kernel is answered here: from the course's offline
-//   cache (web/src/sw.js saves the notebook's files there once the learner has opened it) when that cache holds
+//   cache (web/src/runtime/sw.js saves the notebook's files there once the learner has opened it) when that cache holds
 //   every file of the notebook, else from the network. So the notebook opens with the network off, and a new
 //   version of the course brings its notebook files with it, in its own cache, as it brings the lessons'.
 // - While the kernel's Python downloads (Pyodide, the standard library, the wheels), the notebook's pages are
-//   told how far it is ({type: "notebook-download"}), for the status web/src/notebook-page.js shows.
+//   told how far it is ({type: "notebook-download"}), for the status web/src/runtime/notebook-page.js shows.
 
 /** This worker's global scope: a service worker's (the webworker library types `self` as any worker's). */
 const sw = /** @type {ServiceWorkerGlobalScope & typeof globalThis} */ (/** @type {unknown} */ (self));
 const root = new URL("../", self.location.href); // the site's root; this file is in notebook/
 const APP = new URL("./", self.location.href).href;
-const PREFIX = `ember-offline:${root.pathname}:`; // the course's caches (web/src/sw.js)
+const PREFIX = `ember-offline:${root.pathname}:`; // the course's caches (web/src/runtime/sw.js)
 const COMPLETE = new URL("__ember/complete", root).href; // every lesson file saved
 const NOTEBOOK_COMPLETE = new URL("__ember/notebook-complete", root).href; // every notebook file saved
 // Python's downloads, named as the kernel asks for them: Pyodide's own files, the standard library, the wheels.

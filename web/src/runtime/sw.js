@@ -9,7 +9,7 @@
 //   downloads the rest, then waits: the open pages keep the old files until the learner reloads.
 // - The notebook app (notebook/): its files are a part of the listing of their own, saved into the same cache
 //   once a notebook page asks ({type: "fill", notebook: true}), and by every later version from then on. Its
-//   pages are answered by the app's own service worker (web/src/notebook-sw.js, deeper in scope), which reads
+//   pages are answered by the app's own service worker (web/src/runtime/notebook-sw.js, deeper in scope), which reads
 //   this cache; this one leaves notebook/ alone (those pages must stay without the isolation headers).
 //
 // OFFLINE_VERSION is set by the build (web/build-sw.mjs): a new course makes a new sw.js.
@@ -38,7 +38,7 @@ const COMPLETE = "__ember/complete"; // stored last: the cache holds every file
 const NOTEBOOK_WANTED = "__ember/notebook-wanted"; // the learner opened the notebook: save its part too
 const NOTEBOOK_COMPLETE = "__ember/notebook-complete"; // stored after the notebook's last file
 const HASHES = "__ember/hashes"; // {path: content hash} of the files in the cache
-const SAVED = "X-Ember-Saved-Copy"; // on an answer from the cache to a script's fetch (web/src/worker.js reads it)
+const SAVED = "X-Ember-Saved-Copy"; // on an answer from the cache to a script's fetch (web/src/runtime/worker.js reads it)
 const ISOLATION = {
   "Cross-Origin-Opener-Policy": "same-origin",
   "Cross-Origin-Embedder-Policy": "require-corp",

@@ -1,5 +1,5 @@
 // Python in a module worker: boots Pyodide from same-origin files and answers the page's requests.
-// Requests and replies follow web/src/protocol.js; Python never runs on the page's main thread.
+// Requests and replies follow web/src/runtime/protocol.js; Python never runs on the page's main thread.
 // Type-checked by web/jsconfig.worker.json (the webworker library).
 
 import { bootDownloads, DownloadFailed, quietAboutFailedDownloads, urlOf } from "./downloads.js";
@@ -396,7 +396,7 @@ async function unzipped(zipped) {
   }
 }
 
-const SAVED_COPY = "X-Ember-Saved-Copy"; // set by web/src/sw.js on what it answers from its offline copy
+const SAVED_COPY = "X-Ember-Saved-Copy"; // set by web/src/runtime/sw.js on what it answers from its offline copy
 
 /**
  * Count the bytes of the boot's downloads that come over the network (their sizes are in the manifest, which may
