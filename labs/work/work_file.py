@@ -28,7 +28,7 @@ API (plain data in and out; ``state`` is the page's saved state as web/src/stora
 - :func:`state_work` (the page's state) and :func:`read_folder` (a terminal folder and the
   ``ember-work.json`` kept in it) make a :class:`WorkFile`; :func:`write_work` writes one as zip bytes,
   named by :func:`work_file_name`; :func:`learner_sources` are its learner files.
-- labs/checking/work_merge.py says what reading a work file into a state would do (``preview``), and does it
+- labs/work/work_merge.py says what reading a work file into a state would do (``preview``), and does it
   (``merge``, ``merged_state``).
 
 Limits, checked before anything is unpacked: :data:`MAX_INPUT_BYTES` for what is given (one work file, or
