@@ -146,12 +146,12 @@ def start(course: Course, lab: str, folder: Path, ref_deps: Sequence[str] | None
         if path.exists():
             _back_up_if_losing(course, path, kept, tuple(replaced))
         _write(path, source)
-    kept = sorted(gap for gap in pieces if lesson_number(gap) < lesson.number and gap not in replaced)
+    earlier = sorted(gap for gap in pieces if lesson_number(gap) < lesson.number and gap not in replaced)
     names = ", ".join(_path(target / name) for name in course.reference)
     _say(f"Wrote {names} as lab {lesson.id} starts: {lesson.title}.")
     print(f"Your gaps in this lab: {', '.join(lesson.gaps)}.")
-    if kept:
-        print(f"Kept {len(kept)} of your pieces from earlier lessons.")
+    if earlier:
+        print(f"Kept {len(earlier)} of your pieces from earlier lessons.")
     if filled:
         print(f"{len(filled)} earlier gaps you had not written now hold the finished pieces.")
     if replaced:

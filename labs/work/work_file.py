@@ -255,7 +255,7 @@ def _is_count(value: object) -> bool:
 
 
 def _is_time(value: object) -> bool:
-    return type(value) in (int, float) and 0 <= value <= MAX_TIME  # NaN compares false
+    return (type(value) is int or type(value) is float) and 0 <= value <= MAX_TIME  # NaN compares false
 
 
 def _answer(key: str, entry: object) -> dict[str, Any]:
@@ -763,7 +763,7 @@ def state_texts(course: Course, state: State) -> tuple[dict[str, str], dict[str,
         text = _lf(entry["code"] if entry.get("exact") else indented(entry["code"], region.indent))
         if text != _starter_text(region, region.indent):
             texts[gap_id] = text
-            origins[gap_id] = entry.get("origin") if entry.get("origin") in ORIGINS else "own"
+            origins[gap_id] = entry["origin"] if entry.get("origin") in ORIGINS else "own"
     return texts, origins, unknown
 
 
@@ -786,7 +786,8 @@ def state_table(state: State, name: str) -> dict[str, Any]:
 
 def _furthest(course: Course, state: State, pieces: Iterable[str]) -> int:
     """The furthest lesson a state has been to: by its last lesson, its progress and its pieces."""
-    progress = state.get("progress") if isinstance(state.get("progress"), dict) else {}
+    kept = state.get("progress")
+    progress: dict[str, Any] = kept if isinstance(kept, dict) else {}
     lessons = [key for key in [state.get("last"), *progress, *pieces] if isinstance(key, str)]
     numbers = [lesson_number(key) for key in lessons if lesson_of(key) in course.lessons]
     return max(numbers, default=next(iter(course.lessons.values())).number)

@@ -108,7 +108,7 @@ def merge(course: Course, state: State, work: WorkFile, keep_mine: Iterable[str]
 
 def merged_state(state: State, changes: dict[str, Any], version: str | None = None) -> State:
     """``state`` with the changes :func:`merge` answered (pieces saved as exact texts under ``version``)."""
-    result = {"pieces": dict(state_table(state, "pieces")), "answers": dict(state_table(state, "answers")),
+    result: State = {"pieces": dict(state_table(state, "pieces")), "answers": dict(state_table(state, "answers")),
               "progress": dict(state_table(state, "progress")), "last": state.get("last"), "seed": state.get("seed")}
     for gap_id, piece in changes["pieces"].items():
         result["pieces"][gap_id] = {"code": piece["code"], "exact": True, "origin": piece["origin"],
