@@ -42,7 +42,7 @@ class Env:
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     @property
-    def Value(self) -> type:  # noqa: N802 - reads like the class it returns
+    def Value(self) -> Any:  # noqa: N802 - reads like the class it returns (the learner's: any class)
         """The learner's Value class."""
         return self.scalar.Value
 
