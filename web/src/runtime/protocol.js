@@ -20,7 +20,7 @@ export const REQUEST = Object.freeze({
   EDITS: "edits",
   // The learner's whole work as one file; payload { state, version, today } -> { name, data (base64), notes } | { error }.
   SAVE_WORK: "save_work",
-  // A chosen work file, read (labs/checking/work_file.py); payload { state, files: [{name, data (base64)}], keep_mine }
+  // A chosen work file, read (labs/work/work_file.py); payload { state, files: [{name, data (base64)}], keep_mine }
   // -> { preview, changes } | { error }.
   READ_WORK: "read_work",
 });
@@ -220,14 +220,14 @@ export const PROBLEM = Object.freeze({
  * edits: what the notebook changed, gap by gap, and the files it could not read, with why.
  * @typedef {{ changed: Record<string, { before: string, now: string }>, broken: Record<string, string> }} EditsAnswer
  *
- * save_work: the learner's whole saved state as one work file (labs/checking/work_file.py): its name, its bytes
+ * save_work: the learner's whole saved state as one work file (labs/work/work_file.py): its name, its bytes
  * (base64) and notes on what it could not keep; or why it could not be made.
  * @typedef {import("../base/records").State} State
  * @typedef {import("../base/records").Progress} SavedProgress
  * @typedef {{ name: string, data: string, notes: string[] } | { error: string }} SaveWorkAnswer
  *
  * read_work: a chosen file as the request carries it (its name, its bytes in base64), and what Python answers: what
- * reading the files would change (labs/checking/work_merge.py's preview), lesson by lesson, and the changes
+ * reading the files would change (labs/work/work_merge.py's preview), lesson by lesson, and the changes
  * themselves (its merge: those the store writes, and in ``aside`` the texts here now of the gaps they change);
  * or why they cannot be read.
  * @typedef {{ name: string, data: string }} GivenFile

@@ -1,5 +1,5 @@
 // @ts-check
-// What bringing a work file in would change (labs/checking/work_merge.py's preview), in words: the gaps lesson by
+// What bringing a work file in would change (labs/work/work_merge.py's preview), in words: the gaps lesson by
 // lesson, new, changed (with "Keep mine" and both versions) or the same, the answers and progress that merge, and
 // the file's notes. Everything from the file is shown as text.
 import { el } from "../base/dom.js";

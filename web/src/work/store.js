@@ -316,7 +316,7 @@ export function resetAll() {
 export const STORAGE_EVENT = EVENT;
 
 /**
- * What Python merges a work file into (labs/checking/work_merge.py): the saved state, as plain data.
+ * What Python merges a work file into (labs/work/work_merge.py): the saved state, as plain data.
  *
  * @returns {State}
  */

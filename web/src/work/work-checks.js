@@ -2,7 +2,7 @@
 // What the page checks of files given to "Bring my work here" before Python reads any of them: their sizes, for
 // each file and for the whole import, from what the browser knows without reading them; and the nesting of a
 // work file's ember-work.json, scanned here byte by byte (no recursion), since a deeply nested one could take
-// Python in the page down with it. Python's reader (labs/checking/work_file.py) checks everything again.
+// Python in the page down with it. Python's reader (labs/work/work_file.py) checks everything again.
 // Names and messages shown are cut to a bounded length: a file's name can be as long as its maker likes.
 
 const END_OF_DIRECTORY = 0x06054b50;
@@ -13,7 +13,7 @@ const DEFLATED = 8;
 const JSON_NAME = "ember-work.json";
 
 export const MAX_FILES = 50; // files brought in at once (the course has fewer than ten learner files)
-export const MAX_JSON_DEPTH = 16; // as labs/checking/work_file.py's MAX_DEPTH: ember-work.json nests 4 deep
+export const MAX_JSON_DEPTH = 16; // as labs/work/work_file.py's MAX_DEPTH: ember-work.json nests 4 deep
 const NAME_CHARS = 60; // a file's name as shown, at most
 const MESSAGE_CHARS = 400; // one of Python's messages as shown, at most
 
@@ -43,7 +43,7 @@ export function clipMessage(text) {
 }
 
 /**
- * A number of bytes for a message: "4 MiB", "2.5 KiB", "12 bytes" (as labs/checking/work_file.py's size_text).
+ * A number of bytes for a message: "4 MiB", "2.5 KiB", "12 bytes" (as labs/work/work_file.py's size_text).
  *
  * @param {number} count
  * @returns {string}

@@ -1,7 +1,7 @@
 // @ts-check
-// "Your work": the learner's whole course as one file (ember-work-DATE.zip, made by Python: labs/checking/work_file.py),
+// "Your work": the learner's whole course as one file (ember-work-DATE.zip, made by Python: labs/work/work_file.py),
 // and a work file or learner .py files brought back, chosen or dropped on the page. What a file would change is
-// shown first (labs/checking/work_merge.py's preview); nothing changes before Apply, and until the learner keeps
+// shown first (labs/work/work_merge.py's preview); nothing changes before Apply, and until the learner keeps
 // the new work, Undo takes back what the import wrote and nobody changed since (import-undo.js records it), after
 // saying what it takes back and what it keeps.
 //
