@@ -70,10 +70,10 @@ class MLP(Module):
         ]
 
     def __call__(self, x: Sequence[Value | float]) -> Value | list[Value]:
-        out: Sequence[Value | float] = x
-        for layer in self.layers:
+        out = self.layers[0](x)
+        for layer in self.layers[1:]:
             out = layer(out)
-        return out[0] if len(out) == 1 else list(out)
+        return out[0] if len(out) == 1 else out
 
     def parameters(self) -> list[Value]:
         """Every layer's parameters."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from hx.fmt import one_line
 
@@ -158,8 +159,8 @@ def sort_trace(sort: Callable[[Hashable, Parents], object], root: Hashable, pare
     error = None
     order: tuple[int, ...] | None = None
     try:
-        returned = sort(root, recorded)
-        indices = [dag.index_of(node) for node in returned]  # type: ignore[union-attr]
+        returned: Any = sort(root, recorded)  # the learner's: whatever it is, walking it may raise, reported below
+        indices = [dag.index_of(node) for node in returned]
         if any(i is None for i in indices):
             error = "Your sort returned something that is not a node of this graph."
         else:

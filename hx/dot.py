@@ -37,7 +37,9 @@ def _graphviz() -> ModuleType | None:
 
 def _escaped(text: str) -> str:
     """Text made literal in a DOT label: one line, backslashes doubled (graphviz.escape)."""
-    return _graphviz().escape(one_line(text))
+    graphviz = _graphviz()
+    assert graphviz is not None, "labels are written inside to_digraph, which needs the package first"
+    return graphviz.escape(one_line(text))
 
 
 def dot_string(escaped: str) -> str:

@@ -35,7 +35,8 @@ fi
 # The linters, then PyTorch and the CPython tests, run while the site builds; their output comes after it.
 { echo "== ruff" && .venv/bin/ruff check . &&
   echo "== biome (the page code's linter and formatter)" && node_modules/.bin/biome ci web &&
-  echo "== tsc (the page code's types, from its JSDoc)" && node_modules/.bin/tsc --noEmit -p web/jsconfig.json
+  echo "== tsc (the page code's types, from its JSDoc)" && node_modules/.bin/tsc --noEmit -p web/jsconfig.json &&
+  echo "== mypy (Python's annotations; each lesson's checks.py on its own)" && bash scripts/mypy.sh
 } > "$logs/lint" 2>&1 &
 lint=$!
 if [ "$#" -eq 0 ]; then

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from playwright.sync_api import BrowserContext, Locator, Page, expect
 
-from labs.checking.work_file import state_texts, state_work, write_work
 from labs.course.model import load_course
+from labs.work.work_file import state_texts, state_work, write_work
 from tests.test_work_file import FOLDER, ODD, bad_bytes, broken_markers, finished_texts, zip_of
 
 from .harness import LESSON_10, ROOT, Watch
@@ -183,7 +183,7 @@ def test_all_my_work_goes_to_a_fresh_browser_byte_for_byte_and_undo_brings_back_
         fresh.close()
 
 
-# Bad files, each with what its message says (labs/checking/work_file.py words them; tests/test_work_file.py makes
+# Bad files, each with what its message says (labs/work/work_file.py words them; tests/test_work_file.py makes
 # them). A message that names a file's line is checked for the number.
 BAD_CASES = {
     "not a zip": "not a zip file",

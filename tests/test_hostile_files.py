@@ -17,7 +17,9 @@ import pytest
 
 from labs.checking import files as files_module
 from labs.checking.files import escaped, over, read_limited, shown, write_atomic
-from labs.checking.work_file import (
+from labs.frontends.cli import main
+from labs.frontends.session import Session
+from labs.work.work_file import (
     JSON_NAME,
     MAX_DEPTH,
     MAX_ENTRY_BYTES,
@@ -28,8 +30,6 @@ from labs.checking.work_file import (
     state_work,
     write_work,
 )
-from labs.frontends.cli import main
-from labs.frontends.session import Session
 from tests.test_work_file import (
     BAD,
     COURSE,

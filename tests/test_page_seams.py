@@ -82,7 +82,7 @@ def test_the_page_reads_the_fields_of_an_earlier_fault_python_sends() -> None:
 
 def test_the_page_refuses_a_work_file_nested_as_deep_as_python_does() -> None:
     """web/src/work/work-checks.js scans ember-work.json before Python reads it; both stop at the same depth."""
-    from labs.checking.work_file import MAX_DEPTH
+    from labs.work.work_file import MAX_DEPTH
 
     source = (WEB / "work" / "work-checks.js").read_text(encoding="utf-8")
     found = re.search(r"export const MAX_JSON_DEPTH = (\d+);", source)

@@ -1,4 +1,4 @@
-"""The work file (labs/checking/work_file.py, work_merge.py): round trips, refusals with their messages, preview
+"""The work file (labs/work/work_file.py, work_merge.py): round trips, refusals with their messages, preview
 and merge, and ``python -m labs export`` / ``import``."""
 
 from __future__ import annotations
@@ -14,7 +14,11 @@ from pathlib import Path
 import pytest
 
 from labs.checking.learner import exact_texts, finished_pieces
-from labs.checking.work_file import (
+from labs.course.gaps import Fill, fill, fill_gaps, find_gaps, indented
+from labs.course.model import REFERENCE_DIR, load_course
+from labs.frontends.cli import main
+from labs.frontends.session import Session
+from labs.work.work_file import (
     JSON_NAME,
     MAX_ENTRIES,
     MAX_ENTRY_BYTES,
@@ -30,11 +34,7 @@ from labs.checking.work_file import (
     work_file_name,
     write_work,
 )
-from labs.checking.work_merge import merge, merged_state, preview
-from labs.course.gaps import Fill, fill, fill_gaps, find_gaps, indented
-from labs.course.model import REFERENCE_DIR, load_course
-from labs.frontends.cli import main
-from labs.frontends.session import Session
+from labs.work.work_merge import merge, merged_state, preview
 
 COURSE = load_course()
 DAY = date(2026, 12, 5)

@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from types import GeneratorType, ModuleType
-from typing import Any
+from typing import Any, TypeGuard
 
 from hx.graph import topological_order
 from labs.course.registry import ClaimFunction, claim
@@ -36,13 +36,13 @@ class Env:
     names: frozenset[str] = frozenset()  # every learner module of the course, present or not
     sources: dict[str, str] = field(default_factory=dict)  # the source each module ran from, by module name
 
-    def __getattr__(self, name: str) -> ModuleType | None:
+    def __getattr__(self, name: str) -> Any:  # a learner's module (or None): what it holds is theirs to say
         if name in self.__dict__.get("names", ()) or name in self.__dict__.get("modules", {}):
             return self.__dict__["modules"].get(name)
         raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
 
     @property
-    def Value(self) -> type:  # noqa: N802 - reads like the class it returns
+    def Value(self) -> Any:  # noqa: N802 - reads like the class it returns (the learner's: any class)
         """The learner's Value class."""
         return self.scalar.Value
 
@@ -64,7 +64,7 @@ def show(x: object) -> str:
     return repr(x)
 
 
-def is_number(x: object) -> bool:
+def is_number(x: object) -> TypeGuard[float]:
     """True for an int or a float (not a bool)."""
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 

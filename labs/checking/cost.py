@@ -31,7 +31,7 @@ class Work:
         self.reads = 0
 
 
-class Tally(list):  # type: ignore[type-arg]  # holds whatever the measured code stores
+class Tally(list):  # holds whatever the measured code stores
     """A list that adds to its :class:`Work` every number read from it; its slices and sums count too."""
 
     def __init__(self, items: Iterable[Any], work: Work) -> None:
@@ -41,7 +41,7 @@ class Tally(list):  # type: ignore[type-arg]  # holds whatever the measured code
     def _counted(self, items: Iterable[Any]) -> Tally:
         return Tally(items, self.work)
 
-    def __getitem__(self, index: SupportsIndex | slice) -> Any:  # type: ignore[override]
+    def __getitem__(self, index: SupportsIndex | slice) -> Any:
         got = super().__getitem__(index)
         if isinstance(index, slice):
             self.work.reads += len(got)
@@ -61,7 +61,7 @@ class Tally(list):  # type: ignore[type-arg]  # holds whatever the measured code
             work.reads += 1
             yield item
 
-    def __add__(self, other: Any) -> Any:  # type: ignore[override]
+    def __add__(self, other: Any) -> Any:
         if not isinstance(other, list):
             return NotImplemented
         self.work.reads += len(self) + len(other)
@@ -73,7 +73,7 @@ class Tally(list):  # type: ignore[type-arg]  # holds whatever the measured code
         self.work.reads += len(self) + len(other)
         return Tally([*list.__iter__(other), *list.__iter__(self)], self.work)
 
-    def __iadd__(self, other: Any) -> Tally:  # type: ignore[override]
+    def __iadd__(self, other: Any) -> Tally:
         items = plain(other)
         self.work.reads += len(items)
         list.extend(self, items)
@@ -98,14 +98,14 @@ class Tally(list):  # type: ignore[type-arg]  # holds whatever the measured code
     # What moves or copies many items at once: lists the learner's own code builds count these too
     # (labs/checking/own_lists.py), so that ``out.insert(0, x)`` or ``queue.pop(0)`` in a loop shows.
 
-    def __mul__(self, times: SupportsIndex) -> Tally:  # type: ignore[override]
+    def __mul__(self, times: SupportsIndex) -> Tally:
         made = list.__mul__(self, times)
         self.work.reads += len(made)
         return self._counted(made)
 
-    __rmul__ = __mul__  # type: ignore[assignment]
+    __rmul__ = __mul__
 
-    def __imul__(self, times: SupportsIndex) -> Tally:  # type: ignore[override]
+    def __imul__(self, times: SupportsIndex) -> Tally:
         list.__imul__(self, times)
         self.work.reads += len(self)
         return self
@@ -132,7 +132,7 @@ class Tally(list):  # type: ignore[type-arg]  # holds whatever the measured code
         self.work.reads += len(self) - start
         list.__delitem__(self, index)
 
-    def __setitem__(self, index: SupportsIndex | slice, value: Any) -> None:  # type: ignore[override]
+    def __setitem__(self, index: SupportsIndex | slice, value: Any) -> None:
         if isinstance(index, slice):
             value = plain(value)
             start, stop, step = index.indices(len(self))
@@ -157,7 +157,7 @@ class Tally(list):  # type: ignore[type-arg]  # holds whatever the measured code
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
 
-    __hash__ = None  # type: ignore[assignment]  # a list is not hashable, and neither is a Tally
+    __hash__ = None  # a list is not hashable, and neither is a Tally
 
 
 class Own(Tally):
@@ -210,7 +210,7 @@ class Traced(Work):
         self.places: Counter[tuple[str, str, int]] = Counter()  # (kind, file, line) of the code that asked
         super().__init__()
 
-    @property  # type: ignore[override]
+    @property
     def reads(self) -> int:
         return self._reads
 
@@ -397,13 +397,14 @@ class Growth:
                  numbers_large: int, place: Placer | None = None) -> None:
         self.what = what
         self.numbers_small, self.numbers_large = numbers_small, numbers_large
-        traced = isinstance(small, Traced) and isinstance(large, Traced)
-        self.found = square_growth(small, large, place) if traced else None  # type: ignore[arg-type]
+        traced = (small, large) if isinstance(small, Traced) and isinstance(large, Traced) else None
+        self.found = square_growth(*traced, place) if traced else None
         self.small, self.large = (small.reads if isinstance(small, Work) else small,
                                   large.reads if isinstance(large, Work) else large)
-        if self.found is not None and not grows_with_the_square(self.small, self.large):
-            kind = square_kind(small, large)  # type: ignore[arg-type]  # both are Traced when found
-            self.small, self.large = small.kinds[kind], large.kinds[kind]  # type: ignore[union-attr]
+        if traced and self.found is not None and not grows_with_the_square(self.small, self.large):
+            kind = square_kind(*traced)  # found in one kind of read, so there is one
+            if kind is not None:
+                self.small, self.large = traced[0].kinds[kind], traced[1].kinds[kind]
 
     @property
     def quadratic(self) -> bool:

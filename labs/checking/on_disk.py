@@ -11,7 +11,7 @@ from labs.checking.files import PATH_LIMIT, ReadRefused, over, read_limited, sho
 from labs.checking.pipeline import LOAD_HINT_CLI, Report, check_lesson
 from labs.course.model import Course, Lesson
 
-MAX_INPUT_BYTES = 4 * 1024 * 1024  # a learner file read from disk (as labs/checking/work_file.py's)
+MAX_INPUT_BYTES = 4 * 1024 * 1024  # a learner file read from disk (as labs/work/work_file.py's)
 
 # How a front end offers the finished piece of an earlier gap at fault: (lab, fault) -> one sentence.
 TakeFinished = Callable[[str, EarlierFault], str]

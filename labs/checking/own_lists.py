@@ -101,7 +101,7 @@ def _counting_gaps(source: str, path: str) -> tuple[tuple[CodeType, str | None],
         source_tree = ast.parse(source)
     except (GapSyntaxError, SyntaxError):
         return ()
-    found = []
+    found: list[tuple[CodeType, str | None]] = []
     for gap in gaps:
         code = counting_copy(gap.text, path, gap.open_line + 1)
         if code is None:

@@ -12,7 +12,7 @@ import importlib.abc
 import importlib.util
 import sys
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from dataclasses import asdict, dataclass
 from importlib.machinery import ModuleSpec
 
@@ -103,7 +103,8 @@ class _LearnerFiles(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         exec(self.compiled[item.path], module.__dict__)
 
 
-def _install(files: list[LearnerFile], compiled: dict[str, types.CodeType], names: frozenset[str]) -> Iterator[Env]:
+def _install(files: list[LearnerFile], compiled: dict[str, types.CodeType],
+             names: frozenset[str]) -> Generator[Env, None, None]:
     """Import the learner's files as the package ``ember``, for as long as the checks run.
 
     Whatever ``ember`` modules were imported before (the page's cells, the course's own) are set

@@ -235,7 +235,7 @@ def grads_apart(got: Any, expected: Sequence[float], shape: Sequence[int]) -> Fi
 def excused(error: str | None, *expected: Sequence[float]) -> bool:
     """Whether an error is math.fsum refusing inf + -inf where the finished piece's plain adding gives nan: a
     piece that adds with fsum is not at fault for that (the finished sum() of every number does the same)."""
-    return bool(error) and error.startswith("ValueError") and "fsum" in str(error) and any(
+    return error is not None and error.startswith("ValueError") and "fsum" in str(error) and any(
         math.isnan(x) for numbers_ in expected for x in numbers_)
 
 

@@ -24,7 +24,8 @@ def shallow_recursion(headroom: int = RECURSION_HEADROOM) -> Iterator[None]:
     default limit of 1000, which kills the runtime; a tight limit turns it into
     an ordinary RecursionError first.
     """
-    depth, frame = 0, sys._getframe()
+    depth = 0
+    frame: FrameType | None = sys._getframe()
     while frame is not None:
         depth, frame = depth + 1, frame.f_back
     previous = sys.getrecursionlimit()

@@ -395,7 +395,7 @@ def _read_table(path: Path, built: Tables, lessons_dir: Path) -> dict:
 def _read_parts(lessons_dir: Path, built: Tables) -> list[Part]:
     """The parts of the course from parts.toml, checked to be numbered 1, 2, ... with rising first lessons."""
     table = _read_table(lessons_dir / PARTS_FILE, built, lessons_dir)
-    parts = []
+    parts: list[Part] = []
     for position, raw in enumerate(table.get("parts", []), start=1):
         where = f"{PARTS_FILE} part {position}"
         if raw.get("number") != position:
@@ -513,8 +513,8 @@ def _pair_checks(course: Course) -> None:
         for claim in lesson.claims:
             course.check_function(claim)
     for (lesson_id, claim_id), function in REGISTRY.items():
-        lesson = course.lessons.get(lesson_id)
-        if lesson is None or claim_id not in [c.id for c in lesson.claims]:
+        owner = course.lessons.get(lesson_id)
+        if owner is None or claim_id not in [c.id for c in owner.claims]:
             raise CourseError(f"check function for {lesson_id}.{claim_id} has no claim in the lesson data")
         if function.__module__ != checks_module(lesson_id):  # the page imports only that module for its checks
             raise CourseError(f"check function for {lesson_id}.{claim_id} is in {function.__module__}, "

@@ -1,7 +1,7 @@
 """What of the course's Python ships to the page and the notebook, and the course version made from it.
 
 The site's build packs these files (scripts/build_site.py) and names the course by their digest; the
-terminal computes the same digest for the work files it writes (labs/checking/work_file.py).
+terminal computes the same digest for the work files it writes (labs/work/work_file.py).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``python -m labs``: start a lab, check it, list its claims, compare with the finished pieces, and carry
-the work to and from a work file (labs/checking/work_file.py)."""
+the work to and from a work file (labs/work/work_file.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,11 @@ from pathlib import Path
 from labs.checking.files import PATH_LIMIT, ReadRefused, escaped, over, read_limited, shown, write_atomic
 from labs.checking.learner import INIT_SOURCE, Work, earlier_finished, module_sources, read_pieces
 from labs.checking.on_disk import UsageError, check_files, read_text, sources_beside
-from labs.checking.work_file import (
+from labs.course.gaps import GapSyntaxError, find_gaps
+from labs.course.model import REFERENCE_DIR, Course, CourseError, lesson_number, load_course
+from labs.course.shipped import course_version
+from labs.course.words import counted
+from labs.work.work_file import (
     JSON_NAME,
     MAX_INPUT_BYTES,
     WorkFile,
@@ -28,11 +32,7 @@ from labs.checking.work_file import (
     work_file_name,
     write_work,
 )
-from labs.checking.work_merge import merge, merged_state, preview
-from labs.course.gaps import GapSyntaxError, find_gaps
-from labs.course.model import REFERENCE_DIR, Course, CourseError, lesson_number, load_course
-from labs.course.shipped import course_version
-from labs.course.words import counted
+from labs.work.work_merge import merge, merged_state, preview
 
 WORKING_COPY = Path("ember") / "scalar.py"
 
@@ -146,12 +146,12 @@ def start(course: Course, lab: str, folder: Path, ref_deps: Sequence[str] | None
         if path.exists():
             _back_up_if_losing(course, path, kept, tuple(replaced))
         _write(path, source)
-    kept = sorted(gap for gap in pieces if lesson_number(gap) < lesson.number and gap not in replaced)
+    earlier = sorted(gap for gap in pieces if lesson_number(gap) < lesson.number and gap not in replaced)
     names = ", ".join(_path(target / name) for name in course.reference)
     _say(f"Wrote {names} as lab {lesson.id} starts: {lesson.title}.")
     print(f"Your gaps in this lab: {', '.join(lesson.gaps)}.")
-    if kept:
-        print(f"Kept {len(kept)} of your pieces from earlier lessons.")
+    if earlier:
+        print(f"Kept {len(earlier)} of your pieces from earlier lessons.")
     if filled:
         print(f"{len(filled)} earlier gaps you had not written now hold the finished pieces.")
     if replaced:

@@ -48,7 +48,7 @@ _state: dict[str, Any] = {"folder": None, "viz": None}
 
 def _app_root() -> str:
     """The notebook app's address, from the kernel worker's own (…/notebook/extensions/…/worker.js)."""
-    import js  # type: ignore[import-not-found]  # Pyodide's bridge to the worker's globals
+    import js  # Pyodide's bridge to the worker's globals
 
     href = str(js.location.href)
     at = href.rfind("/extensions/")
@@ -57,7 +57,7 @@ def _app_root() -> str:
 
 async def _stored_files() -> dict[str, str]:
     """The drive's ember/ files, read from IndexedDB by the kernel itself; {} when there are none."""
-    from pyodide.code import run_js  # type: ignore[import-not-found]
+    from pyodide.code import run_js
 
     reader = await run_js(f"import({_app_root() + DRIVE_FROM_APP!r})")
     answer = await reader.readFolderJson()
@@ -86,7 +86,7 @@ async def find_engine() -> tuple[Path, str]:
 
 
 async def _load_viz() -> Any:
-    from pyodide.code import run_js  # type: ignore[import-not-found]
+    from pyodide.code import run_js
 
     module = await run_js(f"import({_app_root() + VIZ_FROM_APP!r})")
     return await module.instance()
@@ -97,13 +97,13 @@ def svg(dot: str) -> str:
     viz = _state["viz"]
     if viz is None:
         raise RuntimeError("run the notebook's first cell (await start(...)) before drawing a graph")
-    from pyodide.ffi import to_js  # type: ignore[import-not-found]
+    from pyodide.ffi import to_js
 
     return str(viz.renderString(dot, to_js({"format": "svg"}, dict_converter=_js_object)))
 
 
 def _js_object(pairs: Any) -> Any:
-    import js  # type: ignore[import-not-found]
+    import js
 
     return js.Object.fromEntries(pairs)
 
@@ -117,7 +117,7 @@ class NotebookDisplay:
 
     def emit(self, item: Item) -> None:
         """Show one item below the running cell (or update the output with the same key)."""
-        from IPython.display import HTML, display, update_display  # type: ignore[import-not-found]
+        from IPython.display import HTML, display, update_display
 
         output = HTML(item_html(item, self.draw))
         key = item.get("key")
@@ -131,7 +131,7 @@ class NotebookDisplay:
 
 
 def _user_namespace() -> dict[str, Any]:
-    from IPython import get_ipython  # type: ignore[import-not-found]
+    from IPython import get_ipython
 
     shell = get_ipython()
     if shell is None:
@@ -225,8 +225,8 @@ def learner_seed() -> tuple[str, bool]:
 def _show(shown: Shown) -> None:
     """Show words as HTML in a notebook (with their plain text beside), or print them elsewhere."""
     try:
-        from IPython import get_ipython  # type: ignore[import-not-found]
-        from IPython.display import display  # type: ignore[import-not-found]
+        from IPython import get_ipython
+        from IPython.display import display
     except ImportError:
         print(shown.text)
         return

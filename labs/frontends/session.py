@@ -282,7 +282,7 @@ class Session:
         import base64
         from datetime import date
 
-        from labs.checking.work_file import WorkFileError, state_work, work_file_name, write_work
+        from labs.work.work_file import WorkFileError, state_work, work_file_name, write_work
 
         try:
             day = date.fromisoformat(today) if today else date.today()
@@ -295,9 +295,9 @@ class Session:
 
     def read_work(self, state: dict[str, Any], files: list[tuple[str, bytes]], keep_mine: list[str]) -> str:
         """What the learner's files (a work file, or .py files) would change in the saved state, and the changes
-        to make (see labs/checking/work_file.py), or the reason they cannot be read."""
-        from labs.checking.work_file import WorkFileError, read_work_files
-        from labs.checking.work_merge import merge, preview
+        to make (see labs/work/work_file.py), or the reason they cannot be read."""
+        from labs.work.work_file import WorkFileError, read_work_files
+        from labs.work.work_merge import merge, preview
 
         try:
             work = read_work_files(files, self.course)
@@ -388,12 +388,12 @@ def _given_files(value: object) -> list[tuple[str, bytes]]:
     """The files a learner chose, from request data: [{name, data (base64)}] -> [(name, bytes)].
 
     Files far past the work file's limit (twice it, by their base64's length) are refused before they are decoded;
-    the reader refuses the rest with their sizes (labs/checking/work_file.py)."""
+    the reader refuses the rest with their sizes (labs/work/work_file.py)."""
     import base64
     import binascii
 
     from labs.checking.files import shown, size_text
-    from labs.checking.work_file import MAX_FILES, MAX_INPUT_BYTES, WorkFileError
+    from labs.work.work_file import MAX_FILES, MAX_INPUT_BYTES, WorkFileError
 
     if not isinstance(value, list):
         return []

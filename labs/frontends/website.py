@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from labs.checking.work_file import MAX_INPUT_BYTES
 from labs.course.model import Course, CourseError, Lesson, Part
+from labs.work.work_file import MAX_INPUT_BYTES
 
 ROMAN = ("I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X")
 LESSON_LINK = re.compile(r"\]\((L\d\d)\)")  # [lesson 01](L01) in a lesson's words: a link to that lesson's page

@@ -24,7 +24,7 @@ class Display:
     def __init__(self, emit: Callable[[Item], None]) -> None:
         self.emit = emit
 
-    def functions(self) -> dict[str, Callable[..., None]]:
+    def functions(self) -> dict[str, Callable[..., object]]:
         """The names a cell sees."""
         return {
             "show": self.show, "show_pair": self.show_pair, "show_sort": self.show_sort,
@@ -104,7 +104,7 @@ class Display:
         key: str | None = None,
     ) -> None:
         """A line plot of named series of (x, y) points; log axes drop points that are not positive."""
-        lines = []
+        lines: list[dict[str, Any]] = []
         for name, points in series.items():
             kept = [[float(x), float(y)] for x, y in points
                     if _finite(x, y) and (not log_x or x > 0) and (not log_y or y > 0)]
@@ -319,7 +319,7 @@ def _tensor_alt(item: Item) -> str:
     if len(item["rows"]) < item["n_rows"] or len(item["cols"]) < item["n_cols"]:
         words += (f"; {len(item['rows'])} of {item['n_rows']} rows and "
                   f"{len(item['cols'])} of {item['n_cols']} columns shown")
-    low, high = item.get("low"), item.get("high")
+    low, high = item.get("low", 0.0), item.get("high", 0.0)  # a heat map has both
     if item["heat"] and low < 0 < high:
         words += (f"; a heat map from {low:.4g} to {high:.4g}, negative numbers orange and positive ones blue, "
                   "stronger the further from 0")

@@ -87,7 +87,7 @@ class Outputs(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
-    def write(self, text: str, stream: str = "stdout") -> int:  # type: ignore[override]
+    def write(self, text: str, stream: str = "stdout") -> int:
         if text:
             last = self.items[-1] if self.items else None
             if not (isinstance(last, _Text) and last.stream == stream):
@@ -136,5 +136,5 @@ class Stderr(io.TextIOBase):
     def writable(self) -> bool:
         return True
 
-    def write(self, text: str) -> int:  # type: ignore[override]
+    def write(self, text: str) -> int:
         return self.outputs.write(text, "stderr")

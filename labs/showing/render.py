@@ -708,7 +708,7 @@ def _tensor_heat(item: Item, look: Look) -> str:
     low, high = item.get("low", 0.0), item.get("high", 0.0)
     parts = [_svg_open(width, height, item.get("alt") or "Heat map", look)]
     titled = n_rows * n_cols <= TITLED_CELLS_UP_TO
-    runs: dict[tuple[str, str, int], list[str]] = {}
+    runs: dict[tuple[str, str, int], list[tuple[int, int, int]]] = {}
     for r, row in enumerate(values):
         c = 0
         while c < n_cols:
@@ -742,10 +742,10 @@ def _tensor_heat(item: Item, look: Look) -> str:
         for c, label in enumerate(col_labels):
             if cell < 10 and c % max(1, 12 // cell):
                 continue
-            x = left + (c + 0.5) * cell
-            parts.append(_text(x + 4, top - 4, label, "ember-tick", "start",
-                               extra=f' transform="rotate(-90 {_f(x + 4)} {top - 4})"') if tall
-                         else _text(x, top - 5, label, "ember-tick"))
+            middle = left + (c + 0.5) * cell
+            parts.append(_text(middle + 4, top - 4, label, "ember-tick", "start",
+                               extra=f' transform="rotate(-90 {_f(middle + 4)} {top - 4})"') if tall
+                         else _text(middle, top - 5, label, "ember-tick"))
     parts.append("</svg>")
     scale = (f"{_num(low)} (faintest) to {_num(high)} (strongest colour)" if not low < 0 < high else
              f"orange: negative, down to {_num(low)}; blue: positive, up to {_num(high)}; "

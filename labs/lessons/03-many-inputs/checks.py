@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 from labs.checking.claimkit import Env, Fail, claim, close, default_step_slip, is_number, show, watching_own_list
 
@@ -155,12 +156,12 @@ def input_kept(env: Env) -> None:
             raise Fail("changed", call=call, got=repr(xs), expected=repr([2.0, 3.0]))
         if seen_nudged:
             raise Fail("own_list", call=call, seen=show(seen_nudged[0]))
-    for call, run in (("partial(f, (2.0, 3.0), 0)", lambda xs: env.nudge.partial(x2y, xs, 0)),
-                      ("gradient(f, (2.0, 3.0))", lambda xs: env.nudge.gradient(x2y, xs))):
-        from_tuple(call, run)
+    for call, run_on in (("partial(f, (2.0, 3.0), 0)", lambda xs: env.nudge.partial(x2y, xs, 0)),
+                         ("gradient(f, (2.0, 3.0))", lambda xs: env.nudge.gradient(x2y, xs))):
+        from_tuple(call, run_on)
 
 
-def from_tuple(call: str, run: Callable[[object], object]) -> None:
+def from_tuple(call: str, run: Callable[[Any], object]) -> None:
     """Fail with 'tuple' unless ``run`` gives, on the inputs (2.0, 3.0) as a tuple, what it gives on them as a list."""
     try:
         got = run((2.0, 3.0))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from typing import Any
 
 from labs.checking.claimkit import Env, Fail, claim, close, show, watching_own_list
 
@@ -24,10 +25,10 @@ def x3y(p: list[float]) -> list[float]:
     return [p[0] ** 3 * p[1]]
 
 
-def matrix_close(got: object, expected: list[list[float]], tol: float = 1e-5) -> bool:
+def matrix_close(got: Any, expected: list[list[float]], tol: float = 1e-5) -> bool:
     """True when ``got`` is a list of rows of numbers matching ``expected`` entry by entry."""
     try:
-        rows = [list(row) for row in got]  # type: ignore[union-attr]
+        rows = [list(row) for row in got]
     except TypeError:
         return False
     if len(rows) != len(expected):

@@ -6,11 +6,14 @@ from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from functools import cache
 from itertools import islice
+from typing import Any
 
 from labs.checking.claimkit import Env, Fail, claim
 from labs.checking.cost import GROWTH, SEARCHES, Traced, growing_kind, square_growth
 from labs.checking.own_lists import own_lists_counted, placer
 from labs.checking.walks import recursion_judged
+
+Parents = Callable[[Any], Any]  # parents(node) of a graph: any nodes, in any iterable
 
 # Each graph lists a node's parents as a tuple: a sort that changes what parents() hands it gets an error of its
 # own, and cannot change the graphs the next checks use.
@@ -38,7 +41,7 @@ class _Endless(BaseException):
     """parents() was asked far more often than the graph has nodes (BaseException: a learner's except skips it)."""
 
 
-def counting(graph: Callable[[Hashable], list], limit: int) -> tuple[Callable[[Hashable], list], list[int]]:
+def counting(graph: Parents, limit: int) -> tuple[Callable[[Hashable], list], list[int]]:
     """A parents function that counts its calls and stops the walk past ``limit`` of them."""
     calls = [0]
 
@@ -67,7 +70,7 @@ def as_list(got: object, label: str, limit: int = 8) -> list:
     return got
 
 
-def violation(order: list, parents: Callable[[Hashable], list]) -> tuple[Hashable, Hashable] | None:
+def violation(order: list, parents: Parents) -> tuple[Hashable, Hashable] | None:
     """The first (node, parent) pair where the parent is listed before the node, if any."""
     position = {node: i for i, node in enumerate(order)}
     for node in order:
@@ -205,7 +208,7 @@ def chain_work(env: Env, depth: int) -> Traced:
 def counted_chain(depth: int) -> tuple[list[Counted], dict[Counted, tuple[Counted, ...]]]:
     """The nodes 0..depth and the chain depth → depth - 1 → ... → 0, built once (the learner's sort only reads them)."""
     nodes = [Counted(k) for k in range(depth + 1)]
-    chain = {nodes[k]: (nodes[k - 1],) for k in range(1, depth + 1)}
+    chain: dict[Counted, tuple[Counted, ...]] = {nodes[k]: (nodes[k - 1],) for k in range(1, depth + 1)}
     chain[nodes[0]] = ()
     return nodes, chain
 

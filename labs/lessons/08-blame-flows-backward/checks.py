@@ -99,7 +99,7 @@ def f(p, q, r, s):  # plain floats or Values alike
 
 def nudged(point: tuple[float, ...], i: int) -> float:
     """The slope of f in its i-th input at ``point``, by nudging that input alone (plain floats)."""
-    return nudged_slope(lambda t: f(*point[:i], t, *point[i + 1:]), point[i])
+    return nudged_slope(lambda t: f(*(point[:i] + (t,) + point[i + 1:])), point[i])
 
 
 @claim("L08", "nudge")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 from labs.checking.claimkit import Env, Fail, claim, close, expect_close, nudged_slope, show
 
@@ -53,7 +54,7 @@ def pow_rule(env: Env) -> None:
     for x, k in ((2.0, 3), (-1.5, 2), (4.0, 0.5), (0.5, -1)):
         v = env.Value(x)
         (v**k).backward()
-        expected = nudged(lambda t, k=k: t**k, x)
+        expected = nudged(lambda t, k=k: t**k, x)  # type: ignore[misc]  # mypy types no lambda's defaults, here binding this turn's values
         if not close(v.grad, expected, 1e-5) and close(v.grad, k * x**k, 1e-5):
             raise Fail("kept_exponent", x=show(x), k=k, got=show(v.grad), expected=show(expected))
         expect_close("wrong", v.grad, expected, 1e-5, x=show(x), k=k)
@@ -213,7 +214,7 @@ def gradient_check(env: Env) -> None:
     if verdict is not True:
         raise Fail("relative_only", got=show(verdict))
 
-    def square_missing_a_share(v: object) -> object:
+    def square_missing_a_share(v: Any) -> Any:
         out = v * v
 
         def _backward() -> None:  # sends x·grad where x² needs 2x·grad
@@ -228,7 +229,7 @@ def gradient_check(env: Env) -> None:
     if verdict is not False:
         raise Fail("floor", got=show(verdict))
 
-    def cube_sign_flipped(v: object) -> object:
+    def cube_sign_flipped(v: Any) -> Any:
         out = v * v * v
 
         def _backward() -> None:  # -3x²·grad: the right size, the wrong sign
@@ -240,7 +241,7 @@ def gradient_check(env: Env) -> None:
     if verdict is not False:
         raise Fail("sign", got=show(verdict))
 
-    def square_one_percent_off(v: object) -> object:
+    def square_one_percent_off(v: Any) -> Any:
         out = v * v
 
         def _backward() -> None:  # 2x·grad, one percent too much
@@ -253,7 +254,7 @@ def gradient_check(env: Env) -> None:
         raise Fail("tolerance", tolerant=show(tolerant), strict=show(strict))
 
 
-def every_operation(t: object) -> object:
+def every_operation(t: Any) -> Any:
     """One expression with every operation of the lesson; works on Values and, via math, on floats."""
     return (t**2 + 1).log() * t.tanh() + t.relu() / (1 + (-t).exp()) - 2 / (t * t + 1) + (t / 3) ** 3
 

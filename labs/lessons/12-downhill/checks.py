@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import random
 from itertools import pairwise
+from typing import Any
 
 from labs.checking.claimkit import Env, Fail, claim, close, show
 from labs.checking.walks import watch_steps
@@ -17,7 +18,7 @@ def make_data(n: int = 8) -> list[tuple[tuple[float, float], float]]:
     return [(p, 1.0 if p[0] + p[1] > 0 else -1.0) for p in points]
 
 
-def mean_square_loss(model: object, data: list) -> object:
+def mean_square_loss(model: Any, data: list) -> Any:
     """The mean of (prediction - target)² over the data set, as a Value."""
     return sum((model(x) - y) ** 2 for x, y in data) * (1 / len(data))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 from labs.checking.claimkit import Env, Fail, claim, close, graph_order, nudged_slope, show
 
@@ -18,9 +19,9 @@ def edges(root: object) -> int:
     return sum(len(node._prev) for node in graph_order(root))
 
 
-def sigmoid_of(env: Env, v: object) -> object:
+def sigmoid_of(env: Env, v: Any) -> Any:
     """v.sigmoid(), failing with 'not_value' when it hands back something other than a Value."""
-    s = v.sigmoid()  # type: ignore[attr-defined]
+    s = v.sigmoid()
     if not isinstance(s, env.Value):
         raise Fail("not_value", got=f"{type(s).__name__} {show(s)}")
     return s

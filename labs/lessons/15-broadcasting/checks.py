@@ -140,7 +140,8 @@ def broadcast_shape(env: Env) -> None:
     for a, b in FITTING:
         check_fitting(env, a, b)
     for a, b in NOT_FITTING:
-        check_not_fitting(env, a, b, lambda a=a, b=b: env.shapes.broadcast_shape(a, b),
+        # mypy types no lambda's defaults (here binding this turn's values): hence its ignore
+        check_not_fitting(env, a, b, lambda a=a, b=b: env.shapes.broadcast_shape(a, b),  # type: ignore[misc]
                           f"broadcast_shape({show(a)}, {show(b)})")
 
 
@@ -271,8 +272,9 @@ class Case:
         self.b_flat = operand_numbers(b, seed + 1, op, True)
         self.a_shape = a if isinstance(a, tuple) else ()
         self.b_shape = b if isinstance(b, tuple) else ()
-        self.shape = right_aligned(self.a_shape, self.b_shape)
-        assert self.shape is not None
+        shape = right_aligned(self.a_shape, self.b_shape)
+        assert shape is not None
+        self.shape: Shape = shape
         self.ra, self.rb = stretched(self.a_shape, self.shape), stretched(self.b_shape, self.shape)
         self.seed = numbers(self.shape, seed + 2)  # an upstream gradient that is not all ones
         self.expr = describe(a, op, b)
@@ -569,12 +571,12 @@ def shapes_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
             finding.values.update(gap="L15.broadcast_shape", call=case.shown)
         return finding
     _, shape, to, grad = case.data
-    expected = references.unbroadcast(grad, shape, to)
+    summed = references.unbroadcast(grad, shape, to)
     handed = list(grad)
     got, error = sweep.outcome(lambda: env.shapes.unbroadcast(handed, shape, to))
-    if sweep.excused(error, expected):
+    if sweep.excused(error, summed):
         return None
-    finding = sweep.error_finding(error, "a gradient") if error else sweep.grads_apart(got, expected, to)
+    finding = sweep.error_finding(error, "a gradient") if error else sweep.grads_apart(got, summed, to)
     if finding is None and not sweep.same_input(handed, grad):
         return sweep.Finding("changed", {"call": case.shown, "got": show(handed)})
     if finding is not None:
@@ -654,7 +656,8 @@ def unbroadcast_agrees(env: Env, seed: Flat, a: Flat, sa: Shape, b: Flat, sb: Sh
     xs, ys = [a[i] for i in stretched(sa, shape)], [b[j] for j in stretched(sb, shape)]
     for side, partial in ((sa, da), (sb, db)):
         full = [g * partial(x, y) for g, x, y in zip(seed, xs, ys)]
-        got, error = sweep.outcome(lambda full=full, side=side: env.shapes.unbroadcast(list(full), shape, side))
+        # mypy types no lambda's defaults (here binding this turn's values): hence its ignore
+        got, error = sweep.outcome(lambda full=full, side=side: env.shapes.unbroadcast(list(full), shape, side))  # type: ignore[misc]
         if error is not None or not sweep.same(got, references.unbroadcast(full, shape, side)):
             return False
     return True

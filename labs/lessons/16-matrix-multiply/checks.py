@@ -75,7 +75,7 @@ def tensor(env: Env, flat: Flat, shape: Shape) -> Any:
     return env.tensor.Tensor(nested(flat, shape))
 
 
-def shape_of(t: Any) -> object:
+def shape_of(t: Any) -> Any:
     """A result's shape as a tuple when it is a sequence of ints (so (2,) and [2] compare alike)."""
     try:
         return tuple(t.shape)
@@ -137,7 +137,7 @@ def nudged(flat: Sequence[float], shape: Shape) -> str:
 
 # (shape, axis, keepdims): each negative axis comes after its positive twin, so a piece that only
 # fails for the negative one is told about negative axes.
-SUM_CASES: list[tuple[Shape, int | None, bool]] = [
+SUM_CASES: list[tuple[Shape, int, bool]] = [  # each sums along one axis
     ((2, 3), 0, False), ((2, 3), 1, False), ((2, 3), 0, True), ((2, 3), 1, True),
     ((2, 3, 2), 1, False), ((2, 3, 2), 2, True), ((2, 3, 2), 0, False),
     ((2, 3), -1, False), ((2, 3), -2, True), ((2, 3, 2), -1, True), ((2, 3, 2), -3, False),
@@ -370,14 +370,13 @@ def matmul_grads(env: Env) -> None:
                       a=show(nested(a, (n, k))), b=show(nested(b, (k, m))), seed=show(nested(seed, (n, m))),
                       expected_a=show(nested(expected_a, (n, k))), expected_b=show(nested(expected_b, (k, m))),
                       got_a=listed(got_a, (n, k)), got_b=listed(got_b, (k, m)), na=n * k, nb=k * m)
-        both = got_a is not None and got_b is not None
-        if both and agree(got_a, expected_b) and agree(got_b, expected_a):
+        if got_a is not None and got_b is not None and agree(got_a, expected_b) and agree(got_b, expected_a):
             raise Fail("swapped", **values)
         for which, got, want in (("a", got_a, n * k), ("b", got_b, k * m)):
             if got is not None and len(got) != want:
                 raise Fail("length", which=which, length=len(got), **values)
         _, ones_a, ones_b = dot_values(env, a, b, n, k, m, [1.0] * (n * m))
-        if both and agree(got_a, ones_a) and agree(got_b, ones_b):
+        if got_a is not None and got_b is not None and agree(got_a, ones_a) and agree(got_b, ones_b):
             raise Fail("upstream", **values)
         for_a, for_b = wrong_grads(a, b, seed, expected_a, expected_b, n, k, m)
         if any(got_a is not None and agree(got_a, wrong) for wrong in for_a) or any(

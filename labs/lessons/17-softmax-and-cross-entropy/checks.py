@@ -543,9 +543,9 @@ def sweep_cases() -> list[sweep.Case]:
 
 def sweep_judge(env: Env, case: sweep.Case) -> sweep.Finding | None:
     n, v, logits, targets, upstream = case.data
-    expected = references.cross_entropy(logits, n, v, targets, upstream)
-    if not isinstance(expected, references.Refused):
-        expected = ([expected[0]], expected[1])  # the loss as a 0-d tensor's data
+    computed = references.cross_entropy(logits, n, v, targets, upstream)
+    expected = computed if isinstance(computed, references.Refused) else (
+        [computed[0]], computed[1])  # the loss as a 0-d tensor's data
     x = sweep.leaf(env, logits, (n, v))
     handed = list(targets)
     return sweep.list_call_apart(f"logits.cross_entropy({show(targets)})", x, handed, targets,

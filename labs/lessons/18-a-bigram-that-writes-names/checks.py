@@ -248,7 +248,7 @@ def sample(env: Env) -> None:
     if got != "abc":
         if got == "a" * 12:
             raise Fail("stuck", got=show(got))
-        if got.startswith("cb"):
+        if isinstance(got, str) and got.startswith("cb"):
             raise Fail("column", got=show(got))
         raise Fail("path", got=show(got))
 
@@ -265,7 +265,7 @@ def sample(env: Env) -> None:
     for limit in (7, 1):
         got = draw(env, loop, 0, limit)
         if got != "a" * limit:
-            raise Fail("limit", limit=limit, got=show(got), n=len(got))
+            raise Fail("limit", limit=limit, got=show(got), n=len(got) if isinstance(got, str) else "no")
     got = draw(env, weights({(NEWLINE, ord("a")): CERTAIN, (ord("a"), NEWLINE): CERTAIN}), 0, 0)
     if got != "":
         raise Fail("limit_zero", got=show(got))
@@ -459,6 +459,7 @@ def rows_probe(env: Env) -> None:
     for r, i in enumerate(PROBE_PICKS):
         for j in range(m):
             grad[i * m + j] += seed[r * m + j]
+    handed: list[float] | str
     try:
         (handed,) = rule_grads(out, seed)
     except Exception as error:  # a rule that fails, or hands back no single gradient, is the finding
@@ -544,7 +545,7 @@ def by_learners_values(env: Env, case: Case, scale: float) -> tuple[float, Flat]
     _, v = case.shape
 
     def build(xs: list[Any]) -> Any:
-        terms = []
+        terms: list[Any] = []
         for a, row in enumerate(case.counts):
             if not any(row):
                 continue

@@ -28,7 +28,7 @@ API (plain data in and out; ``state`` is the page's saved state as web/src/stora
 - :func:`state_work` (the page's state) and :func:`read_folder` (a terminal folder and the
   ``ember-work.json`` kept in it) make a :class:`WorkFile`; :func:`write_work` writes one as zip bytes,
   named by :func:`work_file_name`; :func:`learner_sources` are its learner files.
-- labs/checking/work_merge.py says what reading a work file into a state would do (``preview``), and does it
+- labs/work/work_merge.py says what reading a work file into a state would do (``preview``), and does it
   (``merge``, ``merged_state``).
 
 Limits, checked before anything is unpacked: :data:`MAX_INPUT_BYTES` for what is given (one work file, or
@@ -52,7 +52,7 @@ import json
 import re
 import zipfile
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import Path, PurePosixPath
@@ -255,7 +255,7 @@ def _is_count(value: object) -> bool:
 
 
 def _is_time(value: object) -> bool:
-    return type(value) in (int, float) and 0 <= value <= MAX_TIME  # NaN compares false
+    return (type(value) is int or type(value) is float) and 0 <= value <= MAX_TIME  # NaN compares false
 
 
 def _answer(key: str, entry: object) -> dict[str, Any]:
@@ -292,65 +292,72 @@ def _questions(course: Course) -> dict[str, Question]:
             for question in lesson.questions}
 
 
+def _meant(entries: dict[str, dict[str, Any]], judge: Callable[[str, dict[str, Any]], dict[str, Any] | str],
+           notes: dict[str, str]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The entries the course can mean, each as ``judge`` sets it right, and a note for each kind of the rest:
+    ``judge`` answers an entry, or the key of ``notes`` that says why it is left out; ``notes["corrected"]``
+    says what setting right means. Unknown keys are listed sorted, the others in the order they came."""
+    kept: dict[str, dict[str, Any]] = {}
+    found: dict[str, list[str]] = {why: [] for why in notes}
+    for key, entry in entries.items():
+        judged = judge(key, entry)
+        if isinstance(judged, str):
+            found[judged].append(key)
+            continue
+        if judged != entry:
+            found["corrected"].append(key)
+        kept[key] = judged
+    return kept, [f"{notes[why]}: {_listed(sorted(keys) if why == 'unknown' else keys)}"
+                  for why, keys in found.items() if keys]
+
+
+_ANSWER_NOTES = {
+    "unknown": "answers to questions this course does not ask were left out",
+    "no_option": "answers naming an option their question does not have were left out",
+    "corrected": "answers marked right or wrong against the course's answer, or with options tried that are not "
+                 "the question's wrong ones, were set right by the course",
+}
+_PROGRESS_NOTES = {
+    "unknown": "progress in lessons this course does not have was left out",
+    "impossible": "progress with more claims passed than in all was left out",
+    "corrected": "progress marked done without every claim passed, or the other way, was set right",
+}
+
+
 def course_answers(course: Course, answers: dict[str, dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """The answers the course can mean (read by :func:`_answer`), and notes on the rest: an answer to a question
     the course does not ask, or naming an option its question does not have, is left out; whether it is right
     is the course's to say, and tried options are the question's wrong ones."""
     questions = _questions(course)
-    kept: dict[str, dict[str, Any]] = {}
-    unknown, no_option, corrected = [], [], []
-    for key, entry in answers.items():
+
+    def judge(key: str, entry: dict[str, Any]) -> dict[str, Any] | str:
         question = questions.get(key)
         if question is None:
-            unknown.append(key)
-            continue
+            return "unknown"
         options = [option.id for option in question.options]
         if entry["option"] not in options:
-            no_option.append(key)
-            continue
+            return "no_option"
         fixed = {**entry, "correct": entry["option"] == question.answer}
         if "tried" in entry:
             fixed["tried"] = [option for option in dict.fromkeys(entry["tried"])
                               if option in options and option != question.answer]
-        if fixed != entry:
-            corrected.append(key)
-        kept[key] = fixed
-    notes = []
-    if unknown:
-        notes.append(f"answers to questions this course does not ask were left out: {_listed(sorted(unknown))}")
-    if no_option:
-        notes.append(f"answers naming an option their question does not have were left out: {_listed(no_option)}")
-    if corrected:
-        notes.append("answers marked right or wrong against the course's answer, or with options tried that are not "
-                     f"the question's wrong ones, were set right by the course: {_listed(corrected)}")
-    return kept, notes
+        return fixed
+
+    return _meant(answers, judge, _ANSWER_NOTES)
 
 
 def course_progress(course: Course, progress: dict[str, dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """The progress the course can mean (read by :func:`_progress`), and notes on the rest: a lesson the course
     does not have, or more claims passed than in all, is left out; a lesson is done when it passed every claim."""
-    kept: dict[str, dict[str, Any]] = {}
-    unknown, impossible, corrected = [], [], []
-    for key, entry in progress.items():
+
+    def judge(key: str, entry: dict[str, Any]) -> dict[str, Any] | str:
         if key not in course.lessons:
-            unknown.append(key)
-            continue
+            return "unknown"
         if entry["passed"] > entry["total"]:
-            impossible.append(key)
-            continue
-        fixed = {**entry, "done": entry["passed"] == entry["total"] > 0}
-        if fixed != entry:
-            corrected.append(key)
-        kept[key] = fixed
-    notes = []
-    if unknown:
-        notes.append(f"progress in lessons this course does not have was left out: {_listed(sorted(unknown))}")
-    if impossible:
-        notes.append(f"progress with more claims passed than in all was left out: {_listed(impossible)}")
-    if corrected:
-        notes.append(f"progress marked done without every claim passed, or the other way, was set right: "
-                     f"{_listed(corrected)}")
-    return kept, notes
+            return "impossible"
+        return {**entry, "done": entry["passed"] == entry["total"] > 0}
+
+    return _meant(progress, judge, _PROGRESS_NOTES)
 
 
 def _table(document: dict, name: str) -> dict:
@@ -763,7 +770,7 @@ def state_texts(course: Course, state: State) -> tuple[dict[str, str], dict[str,
         text = _lf(entry["code"] if entry.get("exact") else indented(entry["code"], region.indent))
         if text != _starter_text(region, region.indent):
             texts[gap_id] = text
-            origins[gap_id] = entry.get("origin") if entry.get("origin") in ORIGINS else "own"
+            origins[gap_id] = entry["origin"] if entry.get("origin") in ORIGINS else "own"
     return texts, origins, unknown
 
 
@@ -786,7 +793,8 @@ def state_table(state: State, name: str) -> dict[str, Any]:
 
 def _furthest(course: Course, state: State, pieces: Iterable[str]) -> int:
     """The furthest lesson a state has been to: by its last lesson, its progress and its pieces."""
-    progress = state.get("progress") if isinstance(state.get("progress"), dict) else {}
+    kept = state.get("progress")
+    progress: dict[str, Any] = kept if isinstance(kept, dict) else {}
     lessons = [key for key in [state.get("last"), *progress, *pieces] if isinstance(key, str)]
     numbers = [lesson_number(key) for key in lessons if lesson_of(key) in course.lessons]
     return max(numbers, default=next(iter(course.lessons.values())).number)

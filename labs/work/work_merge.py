@@ -1,4 +1,4 @@
-"""Reading a work file (labs/checking/work_file.py) into a learner's saved state: what it would change, and the changes.
+"""Reading a work file (labs/work/work_file.py) into a learner's saved state: what it would change, and the changes.
 
 A gap the file holds is ``new`` (the state has no code there), ``same``, or ``changed``; new and changed
 gaps take the file's text (the state's text of a changed gap is answered under ``aside``), except gaps
@@ -21,10 +21,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from labs.checking.work_file import State, WorkFile, state_table, state_texts
 from labs.course.gaps import lesson_of
 from labs.course.model import Course
 from labs.course.questions import is_seed
+from labs.work.work_file import State, WorkFile, state_table, state_texts
 
 
 def _normal_answer(entry: dict[str, Any]) -> dict[str, Any]:
@@ -108,7 +108,7 @@ def merge(course: Course, state: State, work: WorkFile, keep_mine: Iterable[str]
 
 def merged_state(state: State, changes: dict[str, Any], version: str | None = None) -> State:
     """``state`` with the changes :func:`merge` answered (pieces saved as exact texts under ``version``)."""
-    result = {"pieces": dict(state_table(state, "pieces")), "answers": dict(state_table(state, "answers")),
+    result: State = {"pieces": dict(state_table(state, "pieces")), "answers": dict(state_table(state, "answers")),
               "progress": dict(state_table(state, "progress")), "last": state.get("last"), "seed": state.get("seed")}
     for gap_id, piece in changes["pieces"].items():
         result["pieces"][gap_id] = {"code": piece["code"], "exact": True, "origin": piece["origin"],
