@@ -11,7 +11,6 @@ answer was shown.
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 from labs.course.datasets import DATA_DIR
@@ -30,7 +29,7 @@ class RecordError(ValueError):
 
 def _number(value: object) -> float | None:
     """A JSON number as a number (True and False are not numbers), else None."""
-    return value if type(value) is int or type(value) is float else None  # type: ignore[return-value]
+    return value if type(value) is int or type(value) is float else None
 
 
 def _kept(kind: dict[str, Any], value: object) -> tuple[bool, object]:
@@ -43,7 +42,7 @@ def _kept(kind: dict[str, Any], value: object) -> tuple[bool, object]:
     if held == "texts":
         return isinstance(value, list) and all(isinstance(item, str) for item in value), value
     number = _number(value)
-    if number is None or math.isnan(number) or not kind["min"] <= number <= kind["max"]:
+    if number is None or number != number or not kind["min"] <= number <= kind["max"]:  # NaN is not itself
         return False, value
     if held == "whole":
         return float(number).is_integer(), int(number)
