@@ -3,7 +3,7 @@
 // pieces.js (the gaps' code, and the learner's several tabs), answers.js (answers and progress) and import-undo.js
 // (a work file brought in, and its undo) each change only what they are about, through `update`.
 //
-// Whatever storage holds, reading it never fails: every field is checked, whatever is readable is
+// Whatever storage holds, reading it never fails: every record is checked (work/records.js), whatever is readable is
 // used, and anything unreadable is copied aside (never dropped) and reported through `problems()`.
 // Where storage is missing or full, the work of this visit is kept in memory, and reported too.
 //
@@ -275,7 +275,7 @@ export function resetAll() {
 export const STORAGE_EVENT = EVENT;
 
 /**
- * What Python merges a work file into (labs/checking/work_merge.py): the saved state, as plain data.
+ * What Python merges a work file into (labs/work/work_merge.py): the saved state, as plain data.
  *
  * @returns {State}
  */
