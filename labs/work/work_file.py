@@ -12,7 +12,7 @@
        "gaps": {"L10.backward": {"origin": "own"},                    # every gap holding the learner's code
                 "L08.add_backward": {"origin": "own", "text": "…"}},  # text: a stage the files do not show
        "answers": {"L10.bfs": {"option", "correct", "everCorrect", "tried", "revealed"}},  # as the page keeps
-       "progress": {"L10": {"passed", "total", "done", "at"}}}                             # them (store.js)
+       "progress": {"L10": {"passed", "total", "done", "at"}}}                             # them (work/store.js)
 
   A gap's ``origin`` is ``"finished"`` for a finished piece the learner loaded, else ``"own"`` (the
   default wherever nothing says otherwise; a terminal folder keeps ``"finished"`` only while the gap
@@ -74,6 +74,7 @@ from labs.course.gaps import (
 )
 from labs.course.model import Course, Question, Region, lesson_number
 from labs.course.questions import is_seed
+from labs.work import records
 
 FORMAT = 1  # the newest format of ember-work.json this code reads and writes
 COURSE_NAME = "ember"
@@ -88,8 +89,8 @@ MAX_TOTAL_BYTES = 8 * 1024 * 1024  # every entry together, unpacked
 MAX_RATIO = 100  # unpacked size / packed size, for an entry above RATIO_FLOOR
 RATIO_FLOOR = 64 * 1024
 MAX_DEPTH = 16  # lists and tables inside one another in ember-work.json (a work file's go 4 deep)
-MAX_COUNT = 10_000  # claims passed or in all, in a lesson's progress
-MAX_TIME = 8_640_000_000_000_000  # the latest time a browser can keep (milliseconds since 1970)
+MAX_COUNT = records.SHAPE["kinds"]["count"]["max"]  # claims passed or in all, in a lesson's progress
+MAX_TIME = records.SHAPE["kinds"]["time"]["max"]  # the latest time a browser can keep (milliseconds since 1970)
 MAX_LISTED = 10  # names listed in one note or message
 _JUNK_NAMES = {".DS_Store", "Thumbs.db", "desktop.ini"}
 _ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, NotImplementedError, RuntimeError)
@@ -250,41 +251,20 @@ def _field_error(message: str, *path: str) -> WorkFileError:
     return WorkFileError(f"{JSON_NAME}: {_where(*path)} {message}")
 
 
-def _is_count(value: object) -> bool:
-    return type(value) is int and 0 <= value <= MAX_COUNT
-
-
-def _is_time(value: object) -> bool:
-    return (type(value) is int or type(value) is float) and 0 <= value <= MAX_TIME  # NaN compares false
+def _record(record: str, where: str, key: str, entry: object) -> dict[str, Any]:
+    """An entry of ``where`` as its record kind keeps it (labs/work/records.py), or a WorkFileError naming its field."""
+    try:
+        return records.check(record, entry)
+    except records.RecordError as error:
+        raise _field_error(error.says, where, key, *([error.field] if error.field else [])) from None
 
 
 def _answer(key: str, entry: object) -> dict[str, Any]:
-    if not isinstance(entry, dict):
-        raise _field_error("must be a table", "answers", key)
-    if not isinstance(entry.get("option"), str):
-        raise _field_error("must be an option id", "answers", key, "option")
-    if not isinstance(entry.get("correct"), bool):
-        raise _field_error("must be true or false", "answers", key, "correct")
-    for name in ("everCorrect", "revealed"):
-        if name in entry and not isinstance(entry[name], bool):
-            raise _field_error("must be true or false", "answers", key, name)
-    tried = entry.get("tried", [])
-    if not isinstance(tried, list) or not all(isinstance(option, str) for option in tried):
-        raise _field_error("must be a list of option ids", "answers", key, "tried")
-    return {name: entry[name] for name in ("option", "correct", "everCorrect", "tried", "revealed") if name in entry}
+    return _record("answer", "answers", key, entry)
 
 
 def _progress(key: str, entry: object) -> dict[str, Any]:
-    if not isinstance(entry, dict):
-        raise _field_error("must be a table", "progress", key)
-    for name in ("passed", "total"):
-        if not _is_count(entry.get(name)):
-            raise _field_error(f"must be a whole number from 0 to {MAX_COUNT}", "progress", key, name)
-    if not isinstance(entry.get("done"), bool):
-        raise _field_error("must be true or false", "progress", key, "done")
-    if "at" in entry and not _is_time(entry["at"]):
-        raise _field_error("must be a time (milliseconds since 1970)", "progress", key, "at")
-    return {name: entry[name] for name in ("passed", "total", "done", "at") if name in entry}
+    return _record("progress", "progress", key, entry)
 
 
 def _questions(course: Course) -> dict[str, Question]:
@@ -761,7 +741,7 @@ def state_texts(course: Course, state: State) -> tuple[dict[str, str], dict[str,
     unknown: list[str] = []
     pieces = state.get("pieces")
     for gap_id, entry in (pieces.items() if isinstance(pieces, dict) else ()):
-        if not isinstance(entry, dict) or not isinstance(entry.get("code"), str):
+        if not records.valid("piece", entry):
             continue
         region = course.regions.get(gap_id)
         if region is None:
@@ -775,18 +755,17 @@ def state_texts(course: Course, state: State) -> tuple[dict[str, str], dict[str,
 
 
 def state_table(state: State, name: str) -> dict[str, Any]:
-    """A table of the state; answers and progress keep the entries that read as store.js reads them."""
+    """A table of the state: the entries that read as the page's store reads them (labs/data/work_records.json)."""
     value = state.get(name)
     if not isinstance(value, dict):
         return {}
-    read = {"answers": _answer, "progress": _progress}.get(name)
-    if read is None:
+    if name not in records.SHAPE["tables"]:
         return value
     entries = {}
     for key, entry in value.items():
         try:
-            entries[key] = read(key, entry)
-        except WorkFileError:
+            entries[key] = records.table_entry(name, entry)
+        except records.RecordError:
             continue
     return entries
 

@@ -24,13 +24,15 @@ from typing import Any
 from labs.course.gaps import lesson_of
 from labs.course.model import Course
 from labs.course.questions import is_seed
+from labs.work.records import ever_right
 from labs.work.work_file import State, WorkFile, state_table, state_texts
 
 
 def _normal_answer(entry: dict[str, Any]) -> dict[str, Any]:
-    """An answer with every field (an older entry's as store.js reads it)."""
+    """An answer with every field (an older entry's as the page reads it: whether it was ever right by the rule
+    labs/data/work_records.json states for both sides)."""
     tried = entry.get("tried")
-    right = bool(entry.get("everCorrect")) or (entry["correct"] and not entry.get("revealed") and tried is None)
+    right = ever_right(entry)
     if tried is None:
         tried = [] if entry["correct"] else [entry["option"]]
     return {"option": entry["option"], "correct": entry["correct"], "everCorrect": right, "tried": list(tried),

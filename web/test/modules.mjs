@@ -7,6 +7,7 @@ import * as store from "../src/work/store.js";
 
 export { lessonOf, splitId } from "../src/base/ids.js";
 export { FALLBACK_SEED, newSeed, optionOrder, rank, SEED_PATTERN } from "../src/base/order.js";
+export { checkRecord, everRight, RECORDS, readsAs } from "../src/work/records.js";
 
 /** The learner's saved state as the page keeps it: the store, its pieces and its answers, as one object. */
 export const storage = { ...store, ...pieces, ...answers };

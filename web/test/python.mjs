@@ -17,16 +17,27 @@ const VENV = fileURLToPath(new URL("../../.venv/bin/python", import.meta.url));
  */
 
 /**
- * Run the Python side once (the project's .venv, else EMBER_PYTHON or python3) and answer what it printed.
+ * Run one of the Python sides beside the tests (the project's .venv, else EMBER_PYTHON or python3) with `args`,
+ * and answer what it printed.
  *
- * @returns {PythonFacts}
+ * @param {string} script  a file of web/test/
+ * @param {string[]} [args]
+ * @returns {string}
  */
-export function pythonFacts() {
+export function runPython(script, args = []) {
   const python = process.env.EMBER_PYTHON ?? (existsSync(VENV) ? VENV : "python3");
-  const printed = execFileSync(python, ["web/test/python_side.py"], {
+  return execFileSync(python, [`web/test/${script}`, ...args], {
     cwd: ROOT,
     encoding: "utf-8",
     env: { ...process.env, PYTHONPATH: ROOT },
   });
-  return JSON.parse(printed);
+}
+
+/**
+ * What the course's Python answers about ids, option orders and seeds (web/test/python_side.py), run once.
+ *
+ * @returns {PythonFacts}
+ */
+export function pythonFacts() {
+  return JSON.parse(runPython("python_side.py"));
 }

@@ -1,10 +1,13 @@
 // The records of the learner's saved state (work/store.js keeps them in localStorage, checked when read), which
-// requests also carry to Python (labs/checking/work_file.py and work_merge.py read the same shapes).
+// requests also carry to Python (labs/work/work_file.py and work_merge.py). Their fields and kinds are stated once
+// in labs/data/work_records.json, which both sides check them by (work/records.js, labs/work/records.py): a new
+// field goes there and here.
 
 /**
  * A gap's piece: its code, the course version and release it was written under, when it was saved, and whether it
  * is the exact text typed (older versions saved dedented bodies); rev names this write of it, after the one it
- * replaced (so a tab can tell whether a piece was written on top of what it had).
+ * replaced (so a tab can tell whether a piece was written on top of what it had); origin: "finished" for a finished
+ * piece a work file brought in, else "own".
  */
 export interface Piece {
   code: string;
@@ -14,6 +17,7 @@ export interface Piece {
   exact?: boolean;
   rev?: string;
   after?: string;
+  origin?: string;
 }
 
 /**
@@ -60,7 +64,7 @@ export interface State {
 }
 
 /**
- * The changes of a work file read into the saved state (labs/checking/work_merge.py's `merge`): pieces as exact
+ * The changes of a work file read into the saved state (labs/work/work_merge.py's `merge`): pieces as exact
  * texts with their origins, answers and progress as merged, and the seed and last lesson where they change (null
  * keeps the state's).
  */

@@ -4,6 +4,7 @@
 // shown, it gives this learner their own order of every question's options, on the page and in the notebook. A
 // state saved before seeds existed reads as it was, and gets one.
 import { newSeed } from "../base/order.js";
+import { everRight } from "./records.js";
 import { read, update, write } from "./store.js";
 
 /**
@@ -28,7 +29,7 @@ export function answers() {
  */
 export function questionStatus(entry) {
   if (!entry) return "new";
-  if (entry.everCorrect || (entry.correct && !entry.revealed && entry.tried === undefined)) return "right";
+  if (everRight(entry)) return "right"; // the rule labs/data/work_records.json states for both sides
   if (entry.revealed) return "revealed";
   return "tried";
 }

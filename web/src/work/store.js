@@ -3,7 +3,7 @@
 // pieces.js (the gaps' code, and the learner's several tabs), answers.js (answers and progress) and import-undo.js
 // (a work file brought in, and its undo) each change only what they are about, through `update`.
 //
-// Whatever storage holds, reading it never fails: every field is checked, whatever is readable is
+// Whatever storage holds, reading it never fails: every record is checked (work/records.js), whatever is readable is
 // used, and anything unreadable is copied aside (never dropped) and reported through `problems()`.
 // Where storage is missing or full, the work of this visit is kept in memory, and reported too.
 //
@@ -12,6 +12,7 @@
 // each tab hears of the others' writes (the window's `storage` event, passed on as STORAGE_EVENT with
 // detail.otherTab) and shows them.
 import { SEED_PATTERN } from "../base/order.js";
+import { RECORDS, readsAs } from "./records.js";
 
 const KEY = "ember:v1";
 const ASIDE = "ember:unreadable";
@@ -46,50 +47,9 @@ function empty() {
 function isObject(value) {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
-/** @type {(value: any) => boolean} */
-const isCount = (value) => Number.isInteger(value) && value >= 0;
-/** @type {(value: unknown) => boolean} */
-const isTime = (value) => value === undefined || (typeof value === "number" && Number.isFinite(value));
-/** @type {(value: unknown) => boolean} */
-const isIds = (value) => value === undefined || (Array.isArray(value) && value.every((id) => typeof id === "string"));
 
-/** @type {(value: unknown) => boolean} */
-const isText = (value) => value === undefined || typeof value === "string";
-
-/** @type {Record<"pieces" | "answers" | "progress" | "conflicts", (entry: unknown) => boolean>} */
-const VALID = {
-  pieces: (entry) =>
-    isObject(entry) &&
-    typeof entry.code === "string" &&
-    isTime(entry.saved) &&
-    isText(entry.version) &&
-    (entry.exact === undefined || typeof entry.exact === "boolean") &&
-    isTime(entry.release) &&
-    isText(entry.rev) &&
-    isText(entry.after),
-  // option: the last one picked; everCorrect: picked right before the answer was shown; tried: the
-  // wrong options picked; revealed: the learner asked for the answer. The last two are newer.
-  answers: (entry) =>
-    isObject(entry) &&
-    typeof entry.option === "string" &&
-    typeof entry.correct === "boolean" &&
-    (entry.everCorrect === undefined || typeof entry.everCorrect === "boolean") &&
-    isIds(entry.tried) &&
-    (entry.revealed === undefined || typeof entry.revealed === "boolean"),
-  progress: (entry) =>
-    isObject(entry) &&
-    isCount(entry.passed) &&
-    isCount(entry.total) &&
-    typeof entry.done === "boolean" &&
-    isTime(entry.at),
-  conflicts: (entry) =>
-    Array.isArray(entry) &&
-    entry.length > 0 &&
-    entry.every(
-      (rival) =>
-        isObject(rival) && typeof rival.code === "string" && typeof rival.tab === "string" && isTime(rival.saved),
-    ),
-};
+/** The tables of the saved state, each entry a record of the shape labs/data/work_records.json states. */
+const TABLES = /** @type {("pieces" | "answers" | "progress" | "conflicts")[]} */ (Object.keys(RECORDS.tables));
 
 /**
  * Check saved data field by field: answer the readable state and a list of what could not be read.
@@ -109,8 +69,7 @@ export function validate(raw) {
     return { state, unreadable: ["the saved data is not valid JSON"] };
   }
   if (!isObject(saved)) return { state, unreadable: ["the saved data is not an object"] };
-  const fields = /** @type {[keyof typeof VALID, (entry: unknown) => boolean][]} */ (Object.entries(VALID));
-  for (const [field, valid] of fields) {
+  for (const field of TABLES) {
     if (saved[field] === undefined) continue;
     if (!isObject(saved[field])) {
       unreadable.push(`"${field}" is not a table`);
@@ -119,7 +78,7 @@ export function validate(raw) {
     /** @type {Record<string, any>} */
     const table = state[field] || {};
     for (const [key, entry] of Object.entries(saved[field])) {
-      if (valid(entry)) table[key] = entry;
+      if (readsAs(field, entry)) table[key] = entry;
       else unreadable.push(`${field} entry "${key}"`);
     }
     if (Object.keys(table).length) state[field] = table;
