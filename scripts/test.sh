@@ -38,6 +38,7 @@ fi
   echo "== tsc (the page code's types, from its JSDoc)" && node_modules/.bin/tsc --noEmit -p web/jsconfig.json &&
   echo "== tsc (the worker and the service workers, with the webworker library)" &&
   node_modules/.bin/tsc --noEmit -p web/jsconfig.worker.json &&
+  echo "== tsc (the build steps, web/*.mjs, with Node's types)" && node_modules/.bin/tsc --noEmit -p web/jsconfig.node.json &&
   echo "== node --test (the page code's unit tests, web/test/)" && node --test web/test/*.test.mjs &&
   echo "== mypy (Python's annotations; each lesson's checks.py on its own)" && bash scripts/mypy.sh
 } > "$logs/lint" 2>&1 &

@@ -4,6 +4,7 @@ import { readdirSync, rmSync } from "node:fs";
 import { build } from "esbuild";
 
 const out = "docs/assets/gen";
+/** @type {import("esbuild").BuildOptions} */
 const common = { bundle: true, format: "esm", target: "es2022", minify: true, sourcemap: false, logLevel: "warning" };
 
 // Chunks carry a hash in their names: drop the ones an earlier build left behind.

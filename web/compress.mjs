@@ -17,6 +17,7 @@ const STORED_ZIPS = /^(course-[0-9a-f]+|stdlib)\.zip$/;
 const MIN_BYTES = 1024;
 const WORTH_IT = 0.9; // keep a copy only when it is at most this fraction of the original
 
+/** @type {Record<string, (data: Buffer) => Promise<Buffer>>} */
 const ENCODINGS = {
   br: (data) =>
     promisify(brotliCompress)(data, {
@@ -25,6 +26,12 @@ const ENCODINGS = {
   gz: (data) => promisify(gzip)(data, { level: 9 }),
 };
 
+/**
+ * The files under a folder worth a compressed copy, at every depth.
+ *
+ * @param {string} folder
+ * @returns {Generator<string>}
+ */
 function* files(folder) {
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
     const path = join(folder, entry.name);
@@ -34,7 +41,15 @@ function* files(folder) {
   }
 }
 
-/** Write one file's copy in one encoding, from the cache or compressed now; answer whether it was kept. */
+/**
+ * Write one file's copy in one encoding, from the cache or compressed now; answer whether it was kept.
+ *
+ * @param {string} path
+ * @param {Buffer} data
+ * @param {string} hash
+ * @param {string} suffix
+ * @returns {Promise<boolean>}
+ */
 async function copyOf(path, data, hash, suffix) {
   const kept = join(cache, `${hash}.${suffix}`);
   let copy;

@@ -8,6 +8,7 @@ import katex from "katex";
 
 // pymdownx.arithmatex (generic): \( … \) in a span, \[ … \] in a div; the TeX is HTML-escaped.
 const MATH = /<(span|div) class="arithmatex">\\([([])([\s\S]*?)\\[)\]]<\/\1>/g;
+/** @type {Record<string, string>} */
 const ENTITIES = { "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": '"', "&#39;": "'", "&#x27;": "'" };
 
 /**
@@ -72,6 +73,13 @@ export function preloadFonts(html, fonts, where = "") {
   return html.slice(0, at) + links.join("") + html.slice(at);
 }
 
+/**
+ * The HTML pages under a folder, at every depth, but for those under `skip`.
+ *
+ * @param {string} folder
+ * @param {string} skip
+ * @returns {Generator<string>}
+ */
 function* pages(folder, skip) {
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
     const path = join(folder, entry.name);

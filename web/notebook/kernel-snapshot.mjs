@@ -39,8 +39,11 @@ await pyodide.runPythonAsync(IMPORTS);
 // Pyodide expects its record of loaded packages empty in a snapshot: the worker loads them again (their files).
 for (const name of Object.keys(pyodide.loadedPackages)) delete pyodide.loadedPackages[name];
 
+// Pyodide's internal API and its Emscripten module are not in its published types: all three are read as plain objects.
+/** @typedef {Record<string, unknown>} Owner */
+const pyodideParts = /** @type {Owner & { _api: Owner, _module: Owner }} */ (/** @type {unknown} */ (pyodide));
 /** The name under which Pyodide's public API, its internal one or its module holds a JavaScript object. */
-const owners = { public: pyodide, api: pyodide._api, module: pyodide._module };
+const owners = { public: pyodideParts, api: pyodideParts._api, module: pyodideParts._module };
 function serializeHeld(/** @type {unknown} */ held) {
   for (const [where, owner] of Object.entries(owners)) {
     if (held === owner) return { where, name: null };
