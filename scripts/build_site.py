@@ -184,7 +184,8 @@ def offline_listing(site: Path) -> dict[str, object]:
     skipped = {OFFLINE_LIST, SERVICE_WORKER}
     app = build_notebook.APP_FOLDER + "/"
     not_saved = {app + name for name in build_notebook.NOT_SAVED}
-    files, notebook = [], []
+    files: list[dict[str, object]] = []
+    notebook: list[dict[str, object]] = []
     for path in sorted(site.rglob("*")):
         relative = path.relative_to(site).as_posix()
         if not path.is_file() or relative in skipped or relative in not_saved or path.suffix == ".map":

@@ -16,6 +16,7 @@ import functools
 import http.server
 import os
 import re
+import socket
 import sys
 from pathlib import Path
 from typing import BinaryIO, ClassVar
@@ -54,9 +55,10 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     isolate = True
     policy: str | None = None  # the page's Content-Security-Policy, set per request (send_head)
-    extensions_map: ClassVar[dict[str, str]] = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
+    extensions_map: ClassVar[dict[str, str]] = {  # type: ignore[misc]  # one map for every request
+        **http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
 
-    def send_head(self) -> BinaryIO | None:  # type: ignore[override]
+    def send_head(self) -> BinaryIO | None:
         """Send a precompressed copy when there is one the browser accepts; otherwise as usual."""
         self.policy = None
         path = Path(self.translate_path(self.path))
@@ -97,7 +99,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         return handle
 
     def end_headers(self) -> None:
-        if getattr(self, "policy", None):
+        if self.policy:
             self.send_header("Content-Security-Policy", self.policy)
         if self.isolate and not self.path.startswith(NOT_ISOLATED):
             self.send_header("Cross-Origin-Opener-Policy", "same-origin")
@@ -115,7 +117,8 @@ class SiteServer(http.server.ThreadingHTTPServer):
     """A threading server that says nothing when a browser hangs up in the middle of an answer (a page
     closed or left while its files were still coming); every other error is printed as usual."""
 
-    def handle_error(self, request: object, client_address: tuple[str, int]) -> None:
+    def handle_error(self, request: socket.socket | tuple[bytes, socket.socket],
+                     client_address: tuple[str, int]) -> None:
         if isinstance(sys.exc_info()[1], ConnectionError):
             return
         super().handle_error(request, client_address)
