@@ -12,13 +12,20 @@
 //   "off", as for the lessons).
 // - Status: a line in the corner says what Python is doing as it starts (downloading, starting, ready) and how
 //   far saving for offline is, in a live region, as the lesson's header does.
+// - Python starts at once: in the notebooks page it makes the kernel's worker before JupyterLite has started, and
+//   that worker starts Python from its snapshot (web/notebook/kernel-start.js); the kernel takes it when it asks
+//   for its worker (window.__emberKernelWorker, hooked in by scripts/build_notebook.py), so that Python starts
+//   beside the app rather than after it.
 
 import { optedOut } from "./visit.js";
 
-/* global JUPYTERLITE_VERSION */
+/* global JUPYTERLITE_VERSION, KERNEL_WORKERS */
 /** @type {string} */
 // @ts-expect-error: set by the build (web/build-notebook.mjs)
 const APP_VERSION = JUPYTERLITE_VERSION;
+/** @type {{comlink: string, coincident: string}} */
+// @ts-expect-error: set by the build: the kernel's worker in the app, without and with shared memory
+const KERNEL_WORKER_PATHS = KERNEL_WORKERS;
 // This script is the app's own file (notebook/ember-notebook.js): the app's folder is its folder.
 const APP = new URL("./", document.currentScript instanceof HTMLScriptElement ? document.currentScript.src : "");
 const ROOT = new URL("../", APP); // the site's root
@@ -28,6 +35,7 @@ const RELOADED = "ember:notebook-worker-reload"; // in sessionStorage: the one r
 const IDLE_MS = 1500; // how long Python must have been ready before the notebook's files are saved
 const DOWNLOADS_GAP_MS = 700; // no download for this long: Python is starting
 const QUIET_MS = 4000; // ready (or saved) for this long: the status steps out of the way (still read out)
+const EARLY_WORKER_MS = 120_000; // a kernel's worker made early and not taken by then is ended
 
 /**
  * @typedef {{ type: string, bytes?: number, running?: number, complete?: boolean, notebook?: string,
@@ -48,6 +56,7 @@ const state = {
 const ready = takeOverServiceWorker();
 Object.assign(window, { emberNotebookReady: ready });
 ready.then(() => {
+  if (location.pathname.startsWith(new URL("notebooks/", APP).pathname)) makeKernelWorker();
   if ("serviceWorker" in navigator) navigator.serviceWorker.addEventListener("message", ({ data }) => heard(data));
   if (document.body) watchPython();
   else document.addEventListener("DOMContentLoaded", watchPython, { once: true });
@@ -95,6 +104,35 @@ function active(registration) {
     const worker = registration.installing || registration.waiting;
     worker?.addEventListener("statechange", check);
     registration.addEventListener("updatefound", () => registration.installing?.addEventListener("statechange", check));
+  });
+}
+
+/**
+ * Make the kernel's worker now (it starts Python at once), for the kernel to take when it asks for its worker: the
+ * build of the worker the kernel would choose, at the address it would ask for; anything else makes its own.
+ */
+function makeKernelWorker() {
+  if (typeof Worker === "undefined") return;
+  const address = new URL(crossOriginIsolated ? KERNEL_WORKER_PATHS.coincident : KERNEL_WORKER_PATHS.comlink, APP).href;
+  /** @type {Worker | null} */
+  let worker;
+  try {
+    worker = new Worker(address, { type: "module" });
+  } catch {
+    return; // the kernel makes its own
+  }
+  const ending = setTimeout(() => {
+    worker?.terminate();
+    worker = null;
+  }, EARLY_WORKER_MS);
+  Object.assign(window, {
+    __emberKernelWorker: (/** @type {string | URL} */ asked) => {
+      if (!worker || new URL(asked, location.href).href !== address) return null;
+      const taken = worker;
+      worker = null;
+      clearTimeout(ending);
+      return taken;
+    },
   });
 }
 
