@@ -81,7 +81,7 @@ OLD_FONTS = ("fa-*.eot", "fa-*.svg", "fa-*.ttf", "fa-*.woff")
 sys.path.insert(0, str(ROOT))
 from labs.course.model import REFERENCE_DIR, load_course  # noqa: E402 - needs the repository on sys.path first
 from labs.course.pages import lesson_pages  # noqa: E402
-from labs.frontends.notebook import STORAGE_NAME  # noqa: E402 - the drive's IndexedDB database; the lesson pages write there too
+from labs.frontends.notebook import STORAGE_NAME, VIZ_FROM_APP  # noqa: E402 - the drive's IndexedDB database; the lesson pages write there too
 from labs.frontends.notebook_files import APP_FOLDER, notebook_contents  # noqa: E402
 
 
@@ -265,7 +265,8 @@ def start_from_snapshot(site: Path, app: Path) -> None:
                    emberSnapshotBytes=unzipped_size, emberFirst=FIRST_FILES)
     config_file.write_text(json.dumps(config, indent=2) + "\n")
     # The same settings, for the worker to start Python before the kernel asks (paths from the app's folder).
-    early = {"app": "../" * len(KERNEL_STATIC.parts), "pyodideUrl": kernel["pyodideUrl"], "loadPyodideOptions": options}
+    early = {"app": "../" * len(KERNEL_STATIC.parts), "pyodideUrl": kernel["pyodideUrl"], "loadPyodideOptions": options,
+             "viz": VIZ_FROM_APP}  # and the course's Graphviz, which the first cell loads
     helper = f"self.__emberKernelEarly = {json.dumps(early)};\n" + KERNEL_START.read_text(encoding="utf-8")
     for worker in sorted((app / KERNEL_STATIC).glob("*.worker.*.js")):
         text = worker.read_text(encoding="utf-8")

@@ -86,8 +86,13 @@ async def find_engine() -> tuple[Path, str]:
 
 
 async def _load_viz() -> Any:
+    """The course's Graphviz: the one the kernel's worker began loading as Python started (web/notebook/
+    kernel-start.js), else loaded here."""
     from pyodide.code import run_js  # type: ignore[import-not-found]
 
+    early = run_js("globalThis.__emberViz")
+    if early is not None and (viz := await early) is not None:
+        return viz
     module = await run_js(f"import({_app_root() + VIZ_FROM_APP!r})")
     return await module.instance()
 

@@ -173,6 +173,14 @@
       fromSnapshot(loadPyodide, { ...found.options, ...printing }),
     );
     start.catch(() => null); // awaited by boot; a failure there starts Python the kernel's way
+    // The course's Graphviz, which the first cell loads (labs/frontends/notebook.py takes it from here), once
+    // Python has started: compiling its wasm then costs the first cell nothing.
+    const viz = self.__emberKernelEarly?.viz;
+    if (viz)
+      self.__emberViz = start
+        .then(() => import(new URL(viz, new URL(self.__emberKernelEarly.app, self.location.href)).href))
+        .then((/** @type {any} */ module) => module.instance())
+        .catch(() => null);
     return { key: startKey(found.options), start };
   })();
 
