@@ -180,6 +180,10 @@
       self.__emberViz = start
         .then(() => import(new URL(viz, new URL(self.__emberKernelEarly.app, self.location.href)).href))
         .then((/** @type {any} */ module) => module.instance())
+        .then((/** @type {any} */ made) => {
+          performance.mark("kernel: Graphviz in");
+          return made;
+        })
         .catch(() => null);
     return { key: startKey(found.options), start };
   })();
@@ -215,6 +219,7 @@
       if (!python) return;
       if (kind === "execute" && !executed) {
         executed = true;
+        performance.mark("kernel: first cell asked");
         return;
       }
       await loadFiles();
@@ -224,6 +229,7 @@
       try {
         return await running;
       } finally {
+        if (!performance.getEntriesByName("kernel: first cell run").length) performance.mark("kernel: first cell run");
         if (python) setTimeout(loadFiles);
       }
     },
