@@ -145,10 +145,12 @@ function watchPython() {
   let saving;
   let asked = false;
   let started = false;
-  const look = () => {
+  const look = (/** @type {MutationRecord[]} */ changes = []) => {
     const indicator = document.querySelector(".jp-Notebook-ExecutionIndicator");
     const status = indicator instanceof HTMLElement ? indicator.dataset.status || "" : "";
-    if (status && status !== "idle") started = true;
+    // A kernel that starts from the worker made early may be idle again before this looks: its earlier states too.
+    const before = changes.map((change) => (change.attributeName === "data-status" ? change.oldValue : null));
+    if ([status, ...before].some((seen) => seen && seen !== "idle")) started = true;
     const python = started ? { idle: "ready", busy: "running", dead: "stopped" }[status] : undefined;
     if (python) setPython(/** @type {"ready" | "running" | "stopped"} */ (python));
     else if (["ready", "running", "stopped"].includes(state.python)) setPython("starting"); // a restart
@@ -164,8 +166,10 @@ function watchPython() {
     childList: true,
     attributes: true,
     attributeFilter: ["data-status"],
+    attributeOldValue: true,
   });
   look();
+  show(); // "starting" at once: never a silent wait
 }
 
 /** @type {ReturnType<typeof setTimeout> | undefined} */
