@@ -7,9 +7,9 @@
 //   the course's offline copy down with it. So this marks the notebook's own worker as seen, and when the page is
 //   controlled by the course's worker (a first visit: the notebook's is not registered yet), it registers the
 //   notebook's, waits until it is active, and reloads once, before JupyterLite starts.
-// - Offline: once Python is ready, it asks the course's service worker (web/src/sw.js) to save the notebook's
-//   files too, so that the notebook opens again with the network off (unless localStorage "ember:offline" is
-//   "off", as for the lessons).
+// - Offline: once Python is ready and idle (after the first cell has run, or a while), it asks the course's service
+//   worker (web/src/sw.js) to save the notebook's files too, so that the notebook opens again with the network off
+//   (unless localStorage "ember:offline" is "off", as for the lessons).
 // - Status: a line in the corner says what Python is doing as it starts (downloading, starting, ready) and how
 //   far saving for offline is, in a live region, as the lesson's header does.
 // - Python starts at once: in the notebooks page it makes the kernel's worker before JupyterLite has started, and
@@ -32,7 +32,10 @@ const ROOT = new URL("../", APP); // the site's root
 // The notebook's service worker, as JupyterLite registers it (its address is how JupyterLite knows it).
 const OWN = new URL("service-worker.js?enableCache=false", APP).href;
 const RELOADED = "ember:notebook-worker-reload"; // in sessionStorage: the one reload was done
-const IDLE_MS = 1500; // how long Python must have been ready before the notebook's files are saved
+// How long Python must have been ready before the notebook's files are saved: once a cell has run, and before (the
+// learner has not run one yet: saving then would slow their first cell, for which Python started early).
+const IDLE_MS = 1500;
+const IDLE_BEFORE_A_CELL_MS = 10_000;
 const DOWNLOADS_GAP_MS = 700; // no download for this long: Python is starting
 const QUIET_MS = 4000; // ready (or saved) for this long: the status steps out of the way (still read out)
 const EARLY_WORKER_MS = 120_000; // a kernel's worker made early and not taken by then is ended
@@ -145,6 +148,7 @@ function watchPython() {
   let saving;
   let asked = false;
   let started = false;
+  let ran = false; // a cell has run
   const look = (/** @type {MutationRecord[]} */ changes = []) => {
     const indicator = document.querySelector(".jp-Notebook-ExecutionIndicator");
     const status = indicator instanceof HTMLElement ? indicator.dataset.status || "" : "";
@@ -152,14 +156,18 @@ function watchPython() {
     const before = changes.map((change) => (change.attributeName === "data-status" ? change.oldValue : null));
     if ([status, ...before].some((seen) => seen && seen !== "idle")) started = true;
     const python = started ? { idle: "ready", busy: "running", dead: "stopped" }[status] : undefined;
+    if (python === "running") ran = true;
     if (python) setPython(/** @type {"ready" | "running" | "stopped"} */ (python));
     else if (["ready", "running", "stopped"].includes(state.python)) setPython("starting"); // a restart
     clearTimeout(saving);
     if (!asked && python === "ready")
-      saving = setTimeout(() => {
-        asked = true;
-        saveForOffline();
-      }, IDLE_MS);
+      saving = setTimeout(
+        () => {
+          asked = true;
+          saveForOffline();
+        },
+        ran ? IDLE_MS : IDLE_BEFORE_A_CELL_MS,
+      );
   };
   new MutationObserver(look).observe(document.body, {
     subtree: true,
