@@ -24,7 +24,8 @@ Run from the repository root with ``.venv/bin/python bench/site.py`` (the site m
    http://127.0.0.1, a trustworthy address, so these are the .br copies' sizes);
 6. navigation start → the first cell's output in lesson 10's notebook (the JupyterLite app in
    ``site/notebook/``, its Pyodide kernel on the course's Pyodide), Run pressed as soon as the cell is
-   visible: cold (fresh profile) and warm (a new tab in a persistent profile after a first visit), against
+   visible: cold (fresh profile) and warm (a new tab in a persistent profile after a first visit that saved the
+   notebook for offline use), against
    lesson 10's own cold and warm Python-ready times of the same run;
 7. the bytes that cold notebook visit transferred until that output, the notebook app's own files
    (``/notebook/``) apart from the course's shared ones, and ``site/notebook/`` on disk;
@@ -106,6 +107,7 @@ START_CELL = "await start('L10')"
 START_LINE = "L10 · The order of blame"  # the first line the start cell prints
 NOTEBOOK_SETTLE_MS = 15_000  # how long after that line the cell's prompt may still show it running
 NOTEBOOK_RUN_TRIES = 3  # Shift+Enter presses, as site_tests/test_notebook.py makes them
+NOTEBOOK_SAVED_MS = 300_000  # a first visit's saving of the notebook for offline use (45 MB on a busy machine)
 NOTEBOOK_QUEUED_MS = 10_000  # the prompt shows [*] at once after a press that took, even while the kernel starts
 
 # Runs in every document before its own scripts: notes each change of <html data-python> with the
@@ -908,11 +910,16 @@ def run_first_cell(page: Page, url: str) -> NotebookVisit:
                          notebook_timeline(page, marks))
 
 
-def run_in_new_tab(context: BrowserContext, url: str) -> NotebookVisit:
-    """``run_first_cell`` in a new tab of the context, closed afterwards (without its unload prompt)."""
+def run_in_new_tab(context: BrowserContext, url: str, saved: bool = False) -> NotebookVisit:
+    """``run_first_cell`` in a new tab of the context, closed afterwards (without its unload prompt); with ``saved``,
+    only once its status says the notebook is saved for offline use (as a learner's first visit ends)."""
     page = context.new_page()
     try:
-        return run_first_cell(page, url)
+        visit = run_first_cell(page, url)
+        if saved:
+            page.wait_for_function("() => document.querySelector('#ember-notebook-status[data-offline=saved]')",
+                                   polling=250, timeout=NOTEBOOK_SAVED_MS)
+        return visit
     finally:
         page.close()
 
@@ -948,14 +955,14 @@ def notebook_cold_visit(browser: Browser, url: str, runs: NotebookRuns, report: 
 @contextmanager
 def notebook_warmed(playwright: Playwright, url: str, runs: NotebookRuns,
                     report: Report) -> Iterator[Callable[[], None]]:
-    """A persistent profile after a first visit (cell run, page quiet); answers a call that makes one more visit
-    in a new tab, counted warm."""
+    """A persistent profile after a first visit (cell run, the notebook saved for offline use, as it is when a
+    learner comes back); answers a call that makes one more visit in a new tab, counted warm."""
     watch = Watch()
     with tempfile.TemporaryDirectory(prefix="ember-profile-") as profile:
         context = launch_persistent(playwright, profile, viewport=VIEWPORT)
         try:
             notebook_context(context, watch)
-            run_in_new_tab(context, url)
+            run_in_new_tab(context, url, saved=True)
             for page in context.pages:  # the blank tab a persistent context opens with
                 page.close()
             yield lambda: runs.warm.append(run_in_new_tab(context, url))

@@ -65,6 +65,11 @@ KERNEL_HOOKS = (
     (r"async inspect\((\w+),(\w+)\)\{await this\.setup\(\2\);",
      r'async inspect(\1,\2){await self.__emberKernel.before("inspect"),await this.setup(\2);'),
 )
+# Where the kernel (in the page) makes its worker: it takes the one the notebook's page made early, if any.
+KERNEL_WORKER_HOOK = (
+    r'let (\w+)=(\w+)=>new Worker\(\2,\{type:"module"\}\);return crossOriginIsolated',
+    r'let \1=\2=>window.__emberKernelWorker?.(\2)||new Worker(\2,{type:"module"});return crossOriginIsolated',
+)
 LEFTOVERS = ("rspack.config.js", "rspack.config.analyze.js", "rspack.config.watch.js", "package.json")
 # Files of the app that the course's service worker does not save for offline use: its service workers (a browser
 # fetches those itself) and the licences of JupyterLite's parts (shipped, never asked for by the app).
@@ -76,7 +81,7 @@ OLD_FONTS = ("fa-*.eot", "fa-*.svg", "fa-*.ttf", "fa-*.woff")
 sys.path.insert(0, str(ROOT))
 from labs.course.model import REFERENCE_DIR, load_course  # noqa: E402 - needs the repository on sys.path first
 from labs.course.pages import lesson_pages  # noqa: E402
-from labs.frontends.notebook import STORAGE_NAME  # noqa: E402 - the drive's IndexedDB database; the lesson pages write there too
+from labs.frontends.notebook import STORAGE_NAME, VIZ_FROM_APP  # noqa: E402 - the drive's IndexedDB database; the lesson pages write there too
 from labs.frontends.notebook_files import APP_FOLDER, notebook_contents  # noqa: E402
 
 
@@ -191,7 +196,10 @@ def build(site: Path, upstream_lock: Path) -> None:
     built = json.loads((target / "jupyter-lite.json").read_text())["jupyter-config-data"]
     if built.get("litePluginSettings", {}).get(KERNEL_PLUGIN, {}).get("pyodideUrl") != PYODIDE_URL:
         raise SystemExit("the built notebook app does not load the course's Pyodide: check jupyter-lite.json")
-    notebook_offline.add_offline(target)  # its service worker reads the course's offline copy; its pages say more
+    workers = {path.name.split(".")[0]: path.relative_to(target).as_posix()
+               for path in (target / KERNEL_STATIC).glob("*.worker.*.js")}
+    # its service worker reads the course's offline copy; its pages say more, and make the kernel's worker early
+    notebook_offline.add_offline(target, workers)
     shutil.copytree(staged, target / WHEELS)
     mark_kernel_steps(target)
     start_from_snapshot(site, target)
@@ -221,6 +229,21 @@ def mark_kernel_steps(app: Path) -> None:
         raise SystemExit(f"expected the kernel's two workers (comlink, coincident), found {[w.name for w in workers]}")
 
 
+def hand_over_kernel_worker(app: Path) -> None:
+    """Make the kernel take the worker the notebook's page made early (web/src/runtime/notebook-page.js), if there is
+    one, instead of making its own: where the kernel makes its worker, it asks ``window.__emberKernelWorker`` first."""
+    chunks = [path for path in sorted((app / KERNEL_STATIC).glob("*.js")) if ".worker." not in path.name]
+    found = 0
+    for chunk in chunks:
+        text = chunk.read_text(encoding="utf-8")
+        text, hits = re.subn(*KERNEL_WORKER_HOOK, text)
+        if hits:
+            chunk.write_text(text, encoding="utf-8")
+            found += hits
+    if found != 1:
+        raise SystemExit(f"the kernel's extension makes its worker in {found} places, not 1: see KERNEL_WORKER_HOOK")
+
+
 def start_from_snapshot(site: Path, app: Path) -> None:
     """Make the kernel start from a memory snapshot of its Python with IPython imported (web/notebook/): write the
     snapshot, hook web/notebook/kernel-start.js into the kernel's workers, and name the snapshot in the kernel's
@@ -234,7 +257,17 @@ def start_from_snapshot(site: Path, app: Path) -> None:
     snapshot = made.with_name(f"{made.stem}-{hashlib.sha256(zipped).hexdigest()[:12]}{made.suffix}")
     made.rename(snapshot)
     unzipped_size = int.from_bytes(zipped[-4:], "little")  # gzip's last field: the size unzipped (under 4 GiB)
-    helper = KERNEL_START.read_text(encoding="utf-8")
+    config_file = app / "jupyter-lite.json"
+    config = json.loads(config_file.read_text())
+    kernel = config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]
+    options = kernel["loadPyodideOptions"]
+    options.update(emberSnapshotURL=f"./{snapshot.relative_to(app).as_posix()}",
+                   emberSnapshotBytes=unzipped_size, emberFirst=FIRST_FILES)
+    config_file.write_text(json.dumps(config, indent=2) + "\n")
+    # The same settings, for the worker to start Python before the kernel asks (paths from the app's folder).
+    early = {"app": "../" * len(KERNEL_STATIC.parts), "pyodideUrl": kernel["pyodideUrl"], "loadPyodideOptions": options,
+             "viz": VIZ_FROM_APP}  # and the course's Graphviz, which the first cell loads
+    helper = f"self.__emberKernelEarly = {json.dumps(early)};\n" + KERNEL_START.read_text(encoding="utf-8")
     for worker in sorted((app / KERNEL_STATIC).glob("*.worker.*.js")):
         text = worker.read_text(encoding="utf-8")
         for pattern, replacement in KERNEL_HOOKS:
@@ -242,10 +275,5 @@ def start_from_snapshot(site: Path, app: Path) -> None:
             if found != 1:
                 raise SystemExit(f"the kernel's worker {worker.name}: {pattern!r} found {found} times, not once")
         worker.write_text(helper + text, encoding="utf-8")
-    config_file = app / "jupyter-lite.json"
-    config = json.loads(config_file.read_text())
-    options = config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]["loadPyodideOptions"]
-    options.update(emberSnapshotURL=f"./{snapshot.relative_to(app).as_posix()}",
-                   emberSnapshotBytes=unzipped_size, emberFirst=FIRST_FILES)
-    config_file.write_text(json.dumps(config, indent=2) + "\n")
+    hand_over_kernel_worker(app)
 

@@ -7,7 +7,8 @@ goes (run by build_notebook.py right after `jupyter lite build`).
   opened it).
 - Each app page (notebooks, edit, tree) loads ``ember-notebook.js`` (web/src/runtime/notebook-page.js) first, and
   JupyterLite's own start waits for it (``window.emberNotebookReady``): it keeps JupyterLite from unregistering
-  the course's service worker, asks for the notebook to be saved, and shows Python's status.
+  the course's service worker, asks for the notebook to be saved, and shows Python's status; in the notebooks
+  page it makes the kernel's worker at once, which the kernel takes when it starts.
 """
 
 from __future__ import annotations
@@ -46,10 +47,13 @@ def add_page_script(page: Path, stamp: str) -> None:
     page.write_text(html.replace("<head>", f"<head>\n    {tag}", 1), encoding="utf-8")
 
 
-def add_offline(app: Path) -> None:
-    """Put the course's service worker and page script into the built app ``app`` (site/notebook/)."""
+def add_offline(app: Path, kernel_workers: dict[str, str]) -> None:
+    """Put the course's service worker and page script into the built app ``app`` (site/notebook/); the page script
+    makes the kernel's worker (``kernel_workers``: its two builds, "comlink" and "coincident", paths in the app)."""
     (app / SERVICE_WORKER).replace(app / JUPYTERLITE_WORKER)
-    run("node", "web/build-notebook.mjs", str(app), app_version(app))
+    if sorted(kernel_workers) != ["coincident", "comlink"]:
+        raise SystemExit(f"expected the kernel's two workers (comlink, coincident), found {sorted(kernel_workers)}")
+    run("node", "web/build-notebook.mjs", str(app), app_version(app), json.dumps(kernel_workers))
     digest = hashlib.sha256((app / PAGE_SCRIPT).read_bytes()).hexdigest()[:12]
     for name in PAGES:
         add_page_script(app / name / "index.html", digest)

@@ -98,8 +98,24 @@ def test_the_kernel_starts_from_the_builds_snapshot_of_its_python() -> None:
     workers = sorted((APP / "extensions/@jupyterlite/pyodide-kernel-extension/static").glob("*.worker.*.js"))
     assert len(workers) == 2
     for worker in workers:
-        text = worker.read_text()
+        first, text = worker.read_text().split("\n", 1)
+        # the settings it starts with before the kernel asks: the kernel's own, paths from the app's folder
+        early = json.loads(first.removeprefix("self.__emberKernelEarly = ").removesuffix(";"))
+        assert early["loadPyodideOptions"] == options
+        assert early["pyodideUrl"] == config()["litePluginSettings"][KERNEL]["pyodideUrl"]
+        assert (worker.parent / early["app"]).resolve() == APP.resolve()
         assert text.startswith("// Prepended to JupyterLite's Pyodide kernel worker")
         for hook in ("self.__emberKernel.boot(", 'before("execute")', "self.__emberKernel.after(", 'before("complete")',
                      'before("inspect")', 'performance.mark("kernel: initKernel")'):
             assert text.count(hook) == 1, (worker.name, hook)
+
+
+def test_the_kernel_takes_the_worker_the_notebooks_page_made() -> None:
+    """The kernel (in the page) asks for the worker made early before it makes one, in one place, and the page
+    script that makes it names both of the kernel's workers by their built names."""
+    static = APP / "extensions/@jupyterlite/pyodide-kernel-extension/static"
+    chunks = [path.read_text() for path in static.glob("*.js") if ".worker." not in path.name]
+    assert sum(text.count("window.__emberKernelWorker?.(") for text in chunks) == 1
+    page_script = (APP / "ember-notebook.js").read_text()
+    for worker in static.glob("*.worker.*.js"):
+        assert worker.relative_to(APP).as_posix() in page_script

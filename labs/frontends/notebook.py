@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -86,8 +87,13 @@ async def find_engine() -> tuple[Path, str]:
 
 
 async def _load_viz() -> Any:
+    """The course's Graphviz: the one the kernel's worker began loading as Python started (web/notebook/
+    kernel-start.js), else loaded here."""
     from pyodide.code import run_js
 
+    early = run_js("globalThis.__emberViz")
+    if early is not None and (viz := await early) is not None:
+        return viz
     module = await run_js(f"import({_app_root() + VIZ_FROM_APP!r})")
     return await module.instance()
 
@@ -153,7 +159,8 @@ async def start(lesson_id: str) -> None:
     namespace = _user_namespace()
     namespace.update(Display(NotebookDisplay().emit).functions())
     namespace.update(check=check, ask=ask, answer=answer, show_answer=show_answer, use_finished=use_finished)
-    names = ", ".join(f"ember/{name}" for name in course.reference if (folder / "ember" / name).is_file())
+    present = set(os.listdir(folder / "ember"))  # one look at the drive (each look is a round trip to the page)
+    names = ", ".join(f"ember/{name}" for name in course.reference if name in present)
     print(f"{lesson.id} · {lesson.title}")
     print(f"Your engine: {names}, from {origin}.")
     print("Pictures: the course's Graphviz is loaded. Run the cells below in order.")

@@ -7,27 +7,38 @@
 //   the course's offline copy down with it. So this marks the notebook's own worker as seen, and when the page is
 //   controlled by the course's worker (a first visit: the notebook's is not registered yet), it registers the
 //   notebook's, waits until it is active, and reloads once, before JupyterLite starts.
-// - Offline: once Python is ready, it asks the course's service worker (web/src/runtime/sw.js) to save the notebook's
-//   files too, so that the notebook opens again with the network off (unless localStorage "ember:offline" is
-//   "off", as for the lessons).
+// - Offline: once Python is ready and idle (after the first cell has run, or a while), it asks the course's service
+//   worker (web/src/runtime/sw.js) to save the notebook's files too, so that the notebook opens again with the network off
+//   (unless localStorage "ember:offline" is "off", as for the lessons).
 // - Status: a line in the corner says what Python is doing as it starts (downloading, starting, ready) and how
 //   far saving for offline is, in a live region, as the lesson's header does.
+// - Python starts at once: in the notebooks page it makes the kernel's worker before JupyterLite has started, and
+//   that worker starts Python from its snapshot (web/notebook/kernel-start.js); the kernel takes it when it asks
+//   for its worker (window.__emberKernelWorker, hooked in by scripts/build_notebook.py), so that Python starts
+//   beside the app rather than after it.
 
 import { optedOut } from "./visit.js";
 
-/* global JUPYTERLITE_VERSION */
+/* global JUPYTERLITE_VERSION, KERNEL_WORKERS */
 /** @type {string} */
 // @ts-expect-error: set by the build (web/build-notebook.mjs)
 const APP_VERSION = JUPYTERLITE_VERSION;
+/** @type {{comlink: string, coincident: string}} */
+// @ts-expect-error: set by the build: the kernel's worker in the app, without and with shared memory
+const KERNEL_WORKER_PATHS = KERNEL_WORKERS;
 // This script is the app's own file (notebook/ember-notebook.js): the app's folder is its folder.
 const APP = new URL("./", document.currentScript instanceof HTMLScriptElement ? document.currentScript.src : "");
 const ROOT = new URL("../", APP); // the site's root
 // The notebook's service worker, as JupyterLite registers it (its address is how JupyterLite knows it).
 const OWN = new URL("service-worker.js?enableCache=false", APP).href;
 const RELOADED = "ember:notebook-worker-reload"; // in sessionStorage: the one reload was done
-const IDLE_MS = 1500; // how long Python must have been ready before the notebook's files are saved
+// How long Python must have been ready before the notebook's files are saved: once a cell has run, and before (the
+// learner has not run one yet: saving then would slow their first cell, for which Python started early).
+const IDLE_MS = 1500;
+const IDLE_BEFORE_A_CELL_MS = 10_000;
 const DOWNLOADS_GAP_MS = 700; // no download for this long: Python is starting
 const QUIET_MS = 4000; // ready (or saved) for this long: the status steps out of the way (still read out)
+const EARLY_WORKER_MS = 120_000; // a kernel's worker made early and not taken by then is ended
 
 /**
  * @typedef {{ type: string, bytes?: number, running?: number, complete?: boolean, notebook?: string,
@@ -48,6 +59,7 @@ const state = {
 const ready = takeOverServiceWorker();
 Object.assign(window, { emberNotebookReady: ready });
 ready.then(() => {
+  if (location.pathname.startsWith(new URL("notebooks/", APP).pathname)) makeKernelWorker();
   if ("serviceWorker" in navigator) navigator.serviceWorker.addEventListener("message", ({ data }) => heard(data));
   if (document.body) watchPython();
   else document.addEventListener("DOMContentLoaded", watchPython, { once: true });
@@ -99,6 +111,35 @@ function active(registration) {
 }
 
 /**
+ * Make the kernel's worker now (it starts Python at once), for the kernel to take when it asks for its worker: the
+ * build of the worker the kernel would choose, at the address it would ask for; anything else makes its own.
+ */
+function makeKernelWorker() {
+  if (typeof Worker === "undefined") return;
+  const address = new URL(crossOriginIsolated ? KERNEL_WORKER_PATHS.coincident : KERNEL_WORKER_PATHS.comlink, APP).href;
+  /** @type {Worker | null} */
+  let worker;
+  try {
+    worker = new Worker(address, { type: "module" });
+  } catch {
+    return; // the kernel makes its own
+  }
+  const ending = setTimeout(() => {
+    worker?.terminate();
+    worker = null;
+  }, EARLY_WORKER_MS);
+  Object.assign(window, {
+    __emberKernelWorker: (/** @type {string | URL} */ asked) => {
+      if (!worker || new URL(asked, location.href).href !== address) return null;
+      const taken = worker;
+      worker = null;
+      clearTimeout(ending);
+      return taken;
+    },
+  });
+}
+
+/**
  * Follow the kernel's state as the notebook's toolbar shows it (its execution indicator says "idle" before there is
  * a kernel too: Python is ready only once it has been seen starting); once ready a while, save the notebook.
  */
@@ -107,27 +148,36 @@ function watchPython() {
   let saving;
   let asked = false;
   let started = false;
-  const look = () => {
+  let ran = false; // a cell has run
+  const look = (/** @type {MutationRecord[]} */ changes = []) => {
     const indicator = document.querySelector(".jp-Notebook-ExecutionIndicator");
     const status = indicator instanceof HTMLElement ? indicator.dataset.status || "" : "";
-    if (status && status !== "idle") started = true;
+    // A kernel that starts from the worker made early may be idle again before this looks: its earlier states too.
+    const before = changes.map((change) => (change.attributeName === "data-status" ? change.oldValue : null));
+    if ([status, ...before].some((seen) => seen && seen !== "idle")) started = true;
     const python = started ? { idle: "ready", busy: "running", dead: "stopped" }[status] : undefined;
+    if (python === "running") ran = true;
     if (python) setPython(/** @type {"ready" | "running" | "stopped"} */ (python));
     else if (["ready", "running", "stopped"].includes(state.python)) setPython("starting"); // a restart
     clearTimeout(saving);
     if (!asked && python === "ready")
-      saving = setTimeout(() => {
-        asked = true;
-        saveForOffline();
-      }, IDLE_MS);
+      saving = setTimeout(
+        () => {
+          asked = true;
+          saveForOffline();
+        },
+        ran ? IDLE_MS : IDLE_BEFORE_A_CELL_MS,
+      );
   };
   new MutationObserver(look).observe(document.body, {
     subtree: true,
     childList: true,
     attributes: true,
     attributeFilter: ["data-status"],
+    attributeOldValue: true,
   });
   look();
+  show(); // "starting" at once: never a silent wait
 }
 
 /** @type {ReturnType<typeof setTimeout> | undefined} */
