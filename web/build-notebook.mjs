@@ -9,6 +9,7 @@ if (!app || !/^[0-9][0-9A-Za-z.+-]*$/.test(version || "") || !workers)
   throw new Error("usage: node web/build-notebook.mjs APP_DIR JUPYTERLITE_VERSION KERNEL_WORKERS_JSON");
 const { comlink, coincident } = JSON.parse(workers); // the kernel's worker in the app: without, with shared memory
 if (typeof comlink !== "string" || typeof coincident !== "string") throw new Error("KERNEL_WORKERS_JSON: two paths");
+/** @type {import("esbuild").BuildOptions} */
 const common = { bundle: true, format: "iife", target: "es2022", minify: true, logLevel: "warning" };
 await build({ ...common, entryPoints: ["web/src/runtime/notebook-sw.js"], outfile: `${app}/service-worker.js` });
 await build({
