@@ -10,13 +10,15 @@
 // - While the kernel's Python downloads (Pyodide, the standard library, the wheels), the notebook's pages are
 //   told how far it is ({type: "notebook-download"}), for the status web/src/runtime/notebook-page.js shows.
 
+import { COMPLETE, cachePrefix, key, NOTEBOOK_COMPLETE } from "./offline-cache.js";
+
 /** This worker's global scope: a service worker's (the webworker library types `self` as any worker's). */
 const sw = /** @type {ServiceWorkerGlobalScope & typeof globalThis} */ (/** @type {unknown} */ (self));
 const root = new URL("../", self.location.href); // the site's root; this file is in notebook/
 const APP = new URL("./", self.location.href).href;
-const PREFIX = `ember-offline:${root.pathname}:`; // the course's caches (web/src/runtime/sw.js)
-const COMPLETE = new URL("__ember/complete", root).href; // every lesson file saved
-const NOTEBOOK_COMPLETE = new URL("__ember/notebook-complete", root).href; // every notebook file saved
+const PREFIX = cachePrefix(root); // the course's caches (web/src/runtime/sw.js)
+const LESSONS_SAVED = new URL(COMPLETE, root).href; // every lesson file saved
+const NOTEBOOK_SAVED = new URL(NOTEBOOK_COMPLETE, root).href; // every notebook file saved
 // Python's downloads, named as the kernel asks for them: Pyodide's own files, the standard library, the wheels.
 const PYTHON_FILES = [/\/assets\/gen\/pyodide\//, /\/assets\/gen\/py\/stdlib\.zip$/, /\/notebook\/wheels\//];
 
@@ -43,20 +45,6 @@ function jupyterLites(url) {
 }
 
 /**
- * The file a request stands for, as the course's cache keys it: no query, folders mean their index.html.
- *
- * @param {string} url
- * @returns {string}
- */
-function key(url) {
-  const clean = new URL(url);
-  clean.search = "";
-  clean.hash = "";
-  if (clean.pathname.endsWith("/")) clean.pathname += "index.html";
-  return clean.href;
-}
-
-/**
  * A saved copy from the oldest of the course's caches whose part holds it entirely (the notebook's files only
  * from a cache that has all of them, so that one visit never mixes two versions), or null.
  *
@@ -64,7 +52,7 @@ function key(url) {
  * @returns {Promise<Response | null>}
  */
 async function saved(url) {
-  const marker = url.startsWith(APP) ? NOTEBOOK_COMPLETE : COMPLETE;
+  const marker = url.startsWith(APP) ? NOTEBOOK_SAVED : LESSONS_SAVED;
   for (const name of await caches.keys()) {
     if (!name.startsWith(PREFIX)) continue;
     const cache = await caches.open(name);

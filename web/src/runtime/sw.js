@@ -26,17 +26,17 @@
  * @typedef {"saved" | "wanted" | ""} NotebookPart
  */
 
+import { COMPLETE, cachePrefix, key, NOTEBOOK_COMPLETE } from "./offline-cache.js";
+
 /** This worker's global scope: a service worker's (the webworker library types `self` as any worker's). */
 const sw = /** @type {ServiceWorkerGlobalScope & typeof globalThis} */ (/** @type {unknown} */ (self));
 const VERSION = OFFLINE_VERSION;
 const root = new URL("./", self.location.href);
 const NOTEBOOK = new URL("notebook/", root).href; // the notebook app: its own service worker answers its pages
-const PREFIX = `ember-offline:${root.pathname}:`; // two courses on one host keep apart
+const PREFIX = cachePrefix(root);
 const CACHE = PREFIX + VERSION;
 const LIST = "offline.json";
-const COMPLETE = "__ember/complete"; // stored last: the cache holds every file
 const NOTEBOOK_WANTED = "__ember/notebook-wanted"; // the learner opened the notebook: save its part too
-const NOTEBOOK_COMPLETE = "__ember/notebook-complete"; // stored after the notebook's last file
 const HASHES = "__ember/hashes"; // {path: content hash} of the files in the cache
 const SAVED = "X-Ember-Saved-Copy"; // on an answer from the cache to a script's fetch (web/src/runtime/worker.js reads it)
 const ISOLATION = {
@@ -84,20 +84,6 @@ sw.addEventListener("fetch", (event) => {
   if (request.headers.has("range")) return;
   event.respondWith(answer(request));
 });
-
-/**
- * The file a request stands for, as stored in the cache: folders mean their index.html.
- *
- * @param {string} url
- * @returns {string}
- */
-function key(url) {
-  const clean = new URL(url);
-  clean.search = "";
-  clean.hash = "";
-  if (clean.pathname.endsWith("/")) clean.pathname += "index.html";
-  return clean.href;
-}
 
 /**
  * A request's answer: the saved copy, else the network's (isolated), else the saved 404 page for a page.
