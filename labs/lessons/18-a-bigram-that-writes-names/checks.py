@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sized
 from contextlib import contextmanager
 from itertools import pairwise
 from typing import Any
@@ -265,7 +265,7 @@ def sample(env: Env) -> None:
     for limit in (7, 1):
         got = draw(env, loop, 0, limit)
         if got != "a" * limit:
-            raise Fail("limit", limit=limit, got=show(got), n=len(got) if isinstance(got, str) else "no")
+            raise Fail("limit", limit=limit, got=show(got), n=len(got) if isinstance(got, Sized) else "no")
     got = draw(env, weights({(NEWLINE, ord("a")): CERTAIN, (ord("a"), NEWLINE): CERTAIN}), 0, 0)
     if got != "":
         raise Fail("limit_zero", got=show(got))
