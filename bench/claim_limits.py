@@ -21,6 +21,7 @@ from playwright.sync_api import Page, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
 from labs.checking.learner import finished_pieces
+from labs.checking.timelimit import slowness
 from labs.course.model import load_course
 from site_tests.harness import built_for_port, launch, served
 from site_tests.learner import START_WORKER
@@ -48,7 +49,8 @@ if not hasattr(pipeline, "bench_claim_times"):
     pipeline.run_claim = run_claim
 pipeline.bench_claim_times.clear()
 """
-READ = "import json, labs.checking.pipeline as pipeline\nprint(json.dumps(pipeline.bench_claim_times))"
+READ = ("import json, labs.checking.pipeline as pipeline, labs.checking.timelimit as timelimit\n"
+        "print(json.dumps({'times': pipeline.bench_claim_times, 'slowness': timelimit.slowness()}))")
 
 
 def _cell(page: Page, lab: str, code: str) -> str:
@@ -61,7 +63,8 @@ def _cell(page: Page, lab: str, code: str) -> str:
 
 def page_claim_times(page: Page, labs: list[str], repeats: int = REPEATS) -> list[dict]:
     """Every claim of ``labs`` run ``repeats`` times on the finished pieces through the worker's check request:
-    one dict per claim, {lab, claim, seconds (the slowest run), limit, passed}. Boots its own worker on ``page``
+    one dict per claim, {lab, claim, seconds (the slowest run), limit, passed, slowness (the most measured after
+    its lab's runs: labs.checking.timelimit.slowness, above 1 a limit stretches)}. Boots its own worker on ``page``
     (an isolated page of the built site), as the page boots Python."""
     assert page.evaluate(START_WORKER, {"interrupts": True}), "the page is not cross-origin isolated"
     course = load_course()
@@ -73,10 +76,12 @@ def page_claim_times(page: Page, labs: list[str], repeats: int = REPEATS) -> lis
             _cell(page, lab, WRAP)
             report = page.evaluate("(p) => ask('check', p)", payload)
             verdicts = {result["claim"]: result["passed"] for result in report["results"]}
-            for key, seconds, limit in json.loads(_cell(page, lab, READ)):
+            read = json.loads(_cell(page, lab, READ))
+            for key, seconds, limit in read["times"]:
                 mine = slowest.setdefault(key, {"lab": lab, "claim": key, "seconds": 0.0, "limit": limit,
-                                                "passed": True})
+                                                "passed": True, "slowness": 0.0})
                 mine["seconds"] = max(mine["seconds"], seconds)
+                mine["slowness"] = max(mine["slowness"], read["slowness"])
                 mine["passed"] = mine["passed"] and verdicts.get(key, False)
         found += slowest.values()
     return found
@@ -94,6 +99,9 @@ def limit_lines(times: list[dict]) -> list[str]:
         lines.append(f"   {lab}: {worst['claim']} {worst['seconds']:.2f} s of {worst['limit']:g} s "
                      f"= 1/{worst['limit'] / max(worst['seconds'], 1e-6):.0f} of its limit "
                      f"({len(mine)} claims){' NOT PASSED: ' + ', '.join(failed) if failed else ''}")
+    page = [t["slowness"] for t in times]
+    lines.append(f"   Python's measured slowness against the machine the limits were set for (a limit stretches "
+                 f"above 1): the page {min(page):.2f}-{max(page):.2f}, the terminal {slowness():.2f}")
     lines.append(f"   target (every claim within 1/{SHARE} of its limit): "
                  + ("met" if not over else "NOT met: " + ", ".join(f"{t['claim']} {t['seconds']:.2f} s of "
                                                                     f"{t['limit']:g} s" for t in over)))

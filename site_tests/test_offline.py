@@ -243,7 +243,10 @@ def test_the_python_badge_tells_downloading_then_starting_then_ready(page: Page,
         if (text && window.__badge[window.__badge.length - 1] !== text) window.__badge.push(text);
       }).observe(document, { subtree: true, childList: true, characterData: true });
     })()""")
-    with held(page.context, "**/pyodide.asm.wasm"):  # the largest file: while it is held, some bytes are missing
+    # The largest file is held until the build's snapshot is in (as on a network that brings it first): while it
+    # is held, some bytes are missing, and nothing may say Python is starting.
+    with held(page.context, "**/pyodide.asm.wasm"), page.context.expect_event(
+            "requestfinished", lambda request: "/py/start-" in request.url, timeout=BOOT_MS):
         page.goto(base_url + LESSON_10)
         expect(page.locator("#ember-python")).to_contain_text("Python: downloading", timeout=BOOT_MS)
     expect(page.locator("#ember-python")).to_have_text("Python: ready", timeout=BOOT_MS)
@@ -252,6 +255,8 @@ def test_the_python_badge_tells_downloading_then_starting_then_ready(page: Page,
     assert downloads, seen
     first = downloads[0].split()  # "Python: downloading 1.2 of 13.1 MB…"
     assert float(first[2]) < float(first[4]) and 5 < float(first[4]) < 30, downloads
+    while_held = seen[seen.index(downloads[0]):seen.index(downloads[-1]) + 1]
+    assert while_held == downloads, seen  # no "starting" while a file is still coming
     after = seen[seen.index(downloads[-1]) + 1:]
     assert after[:2] == ["Python: starting…", "Python: ready"], seen  # downloaded, then starting, then ready
 

@@ -51,6 +51,15 @@ def turns():
         total += i
     return time.perf_counter() - start
 print(min(turns() for _ in range(3)))"""
+# A block of LOOP's turns inside a time limit it fits within at full speed, not at the slowed speed.
+STRETCHED = """from labs.checking.timelimit import TimeLimitExceeded, time_limit
+try:
+    with time_limit({limit}, frozenset()):
+        for _ in range({count}):
+            turns()
+    print("finished")
+except TimeLimitExceeded as error:
+    print(error)"""
 
 
 def limited_claims() -> set[tuple[str, str]]:
@@ -92,12 +101,16 @@ def verdicts(report: dict) -> list[tuple]:
     return [(r["claim"], r["passed"], r["key"], (r["problem"] or {}).get("kind")) for r in report["results"]]
 
 
+def printed(page: Page, code: str) -> str:
+    """What a cell of ``code`` printed in the page's worker."""
+    answer = page.evaluate("(p) => ask('run', p)", {"page": "/", "lab": "L01", "pieces": {}, "code": code})
+    assert answer["error"] is None, answer["error"]
+    return "".join(item["text"] for item in answer["outputs"] if item["kind"] == "stdout").strip()
+
+
 def python_seconds(page: Page) -> float:
     """The least of three timings of a fixed loop of Python in the page's worker."""
-    answer = page.evaluate("(p) => ask('run', p)", {"page": "/", "lab": "L01", "pieces": {}, "code": LOOP})
-    assert answer["error"] is None, answer["error"]
-    printed = "".join(item["text"] for item in answer["outputs"] if item["kind"] == "stdout")
-    return float(printed.split()[-1])
+    return float(printed(page, LOOP).split()[-1])
 
 
 def slow_down(page: Page, quota: CpuQuota) -> float:
@@ -165,6 +178,10 @@ def test_a_worker_slowed_four_times_gives_every_verdict_the_terminal_gives(
     factor = slow_down(slowed_page, quota)
     assert factor >= SLOWER, f"the worker ran only {factor:.1f} times slower under the quota"
     print(f"the worker runs Python {factor:.1f} times slower")  # shown with -s, and with a failure
+    # Work of a second at full speed, under a limit of two: slowed, it runs past the limit, which stretches.
+    full_speed = python_seconds(slowed_page) / factor
+    work = LOOP.split("\nprint")[0] + "\n" + STRETCHED.format(limit=2.0, count=max(1, round(1.0 / full_speed)))
+    assert printed(slowed_page, work) == "finished"
     apart = []
     for name, request in checks():
         in_terminal = json.loads(terminal_session.handle("check", json.dumps(request)))

@@ -5,12 +5,34 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 import pytest
 
-from labs.checking.timelimit import TimeLimitExceeded, _monitored_deadline, _traced_deadline, time_limit, unwatched
+from labs.checking.timelimit import (
+    TimeLimitExceeded,
+    _monitored_deadline,
+    _traced_deadline,
+    slowness,
+    time_limit,
+    unwatched,
+)
 
 LEARNER_FILE = "ember/scalar.py"
+MEASURED_SLOWNESS = slowness  # the real measure (the tests set the one the deadlines use)
+
+
+@pytest.fixture(autouse=True)
+def speed(monkeypatch: pytest.MonkeyPatch) -> Callable[[float], None]:
+    """The machine's measured slowness, as a test sets it (1 unless set): a busy machine running the tests would
+    otherwise stretch the limits these tests time."""
+    from labs.checking import timelimit
+
+    def set_slowness(factor: float) -> None:
+        monkeypatch.setattr(timelimit, "slowness", lambda: factor)
+
+    set_slowness(1.0)
+    return set_slowness
 
 
 def learner_function(body: str):
@@ -185,3 +207,63 @@ def test_without_an_interrupt_timer_pyodide_watches_with_sys_monitoring_or_a_tra
 
     monkeypatch.setattr(timelimit, "_alarm_available", lambda: False)
     assert timelimit.mechanism() == ("monitoring" if hasattr(sys, "monitoring") else "trace")
+
+
+def test_slowness_measures_python_running_slower() -> None:
+    def busy(frame, event, arg):  # a trace that costs every line of Python something
+        sum(range(50))
+        return busy
+
+    quiet = MEASURED_SLOWNESS()
+    sys.settrace(busy)
+    try:
+        slowed = MEASURED_SLOWNESS()
+    finally:
+        sys.settrace(None)
+    assert quiet > 0 and slowed > 3 * quiet
+
+
+MECHANISMS = ["alarm", "trace", "interrupt"] + (["monitoring"] if hasattr(sys, "monitoring") else [])
+
+
+def limited(how: str, seconds: float, request: pytest.FixtureRequest):
+    """The deadline of mechanism ``how``, for ``seconds``."""
+    from labs.checking import timelimit
+
+    if how == "trace":
+        return _traced_deadline(seconds, frozenset({LEARNER_FILE}))
+    if how == "monitoring":
+        return _monitored_deadline(seconds, frozenset({LEARNER_FILE}))
+    if how == "interrupt":
+        request.getfixturevalue("interrupt_timer")
+        assert timelimit.mechanism() == "interrupt"
+    return time_limit(seconds, frozenset({LEARNER_FILE}))
+
+
+@pytest.mark.parametrize("how", MECHANISMS)
+def test_a_slower_machine_gets_the_limit_stretched_and_a_piece_that_ends_finishes(
+        how: str, speed: Callable[[float], None], request: pytest.FixtureRequest) -> None:
+    speed(4.0)  # 0.2 s becomes 0.8 s
+    with limited(how, 0.2, request):
+        learner_function(BUSY_FOR_A_WHILE)()  # 0.4 s: past the limit, within the stretch
+    speed(1.0)
+    with pytest.raises(TimeLimitExceeded, match=r"still running after 0\.2 s$"), limited(how, 0.2, request):
+        learner_function(BUSY_FOR_A_WHILE)()
+
+
+@pytest.mark.parametrize("how", MECHANISMS)
+def test_a_stretched_limit_still_ends_an_endless_loop_and_says_it_was_stretched(
+        how: str, speed: Callable[[float], None], request: pytest.FixtureRequest) -> None:
+    from labs.checking.timelimit import MOST_STRETCH
+
+    speed(2.5)
+    start = time.monotonic()
+    with pytest.raises(TimeLimitExceeded, match=r"still running after 0\.25 s \(0\.1 s stretched 2\.5 times"), \
+            limited(how, 0.1, request):
+        learner_function(ENDLESS)()
+    assert 0.25 <= time.monotonic() - start < 5
+    speed(1000.0)  # measured absurdly slow: still at most MOST_STRETCH times
+    start = time.monotonic()
+    with pytest.raises(TimeLimitExceeded, match=rf"stretched {MOST_STRETCH:.1f} times"), limited(how, 0.05, request):
+        learner_function(ENDLESS)()
+    assert 0.05 * MOST_STRETCH <= time.monotonic() - start < 5

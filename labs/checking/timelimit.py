@@ -40,6 +40,54 @@ class TimeLimitExceeded(Exception):
     """A piece of learner code ran past its time limit."""
 
 
+# A slower machine gets longer: when a limit runs out, Python's speed is measured (a fixed loop), and a machine
+# slower than the one the limits were set on gets the limit again that many times over, once. A time limit stops
+# an endless loop; it must not judge a piece that ends by the speed of the machine it ran on.
+SPEED_LOOP = 100_000  # turns of the loop that measures Python's speed
+REFERENCE_SECONDS = 0.012  # its least time of three in the page's Python on the machine the limits were set on
+MOST_STRETCH = 10.0  # a limit grows at most this many times: an endless loop on the slowest device still ends
+
+
+def _one_turn() -> float:
+    start = time.perf_counter()
+    total = 0
+    for i in range(SPEED_LOOP):
+        total += i
+    return time.perf_counter() - start
+
+
+def slowness() -> float:
+    """How many times slower than the machine the limits were set on this Python runs now (under 1: faster)."""
+    return min(_one_turn() for _ in range(3)) / REFERENCE_SECONDS
+
+
+class _Deadline:
+    """One time limit: ``seconds``, stretched once, when they run out, by how much slower this machine runs."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.allowed = seconds
+        self.factor: float | None = None  # the stretch, once measured
+
+    def more(self) -> float:
+        """The time allowed so far has run out: the seconds more this machine gets (0: none, the limit is over)."""
+        if self.factor is not None:
+            return 0.0
+        self.factor = min(slowness(), MOST_STRETCH)
+        if self.factor <= 1:
+            return 0.0
+        extra = self.seconds * (self.factor - 1)
+        self.allowed += extra
+        return extra
+
+    def exceeded(self) -> TimeLimitExceeded:
+        if self.factor is None or self.factor <= 1:
+            return TimeLimitExceeded(f"still running after {self.seconds:g} s")
+        return TimeLimitExceeded(
+            f"still running after {self.allowed:.3g} s ({self.seconds:g} s stretched {self.factor:.1f} times: Python "
+            "runs that much slower here than on the machine the limits were set for)")
+
+
 Timer = Callable[[float | None], object]
 
 
@@ -48,7 +96,7 @@ class _Interrupts:
     """The runtime's interrupt buffer, when the page shares one: a timer outside Python sets it."""
 
     timer: Timer | None = None  # timer(seconds) sends SIGALRM after that long; timer(None) cancels
-    armed: str | None = None  # the message of the deadline that is running, if one is
+    armed: _Deadline | None = None  # the deadline that is running, if one is
 
 
 _interrupts = _Interrupts()
@@ -68,8 +116,14 @@ def use_interrupt_timer(timer: Timer | None) -> None:
 
 
 def _on_interrupt_alarm(signum: int, frame: FrameType | None) -> None:
-    if _interrupts.armed is not None:
-        raise TimeLimitExceeded(_interrupts.armed)
+    deadline = _interrupts.armed
+    if deadline is None:
+        return
+    extra = deadline.more()
+    if extra and _interrupts.timer is not None:
+        _interrupts.timer(extra)
+        return
+    raise deadline.exceeded()
 
 
 def mechanism() -> str:
@@ -95,9 +149,11 @@ def time_limit(seconds: float, watched_files: frozenset[str]) -> Iterator[None]:
 
     With a real-time alarm (CPython, main thread), or with the runtime's interrupt
     buffer (Pyodide on a cross-origin isolated page), this costs nothing until it
-    fires. Elsewhere only code from ``watched_files``, the learner's modules, is
-    watched: through sys.monitoring where Python has it (3.12+: one event per loop
-    turn or call, about five times cheaper than a trace of every line), else
+    fires. When ``seconds`` run out on a machine slower than the one the limits were
+    set for, the block gets that many times ``seconds`` in all (at most MOST_STRETCH).
+    Without an alarm or the buffer, only code from ``watched_files``, the learner's
+    modules, is watched: through sys.monitoring where Python has it (3.12+: one event
+    per loop turn or call, about five times cheaper than a trace of every line), else
     through a trace function.
     """
     how = mechanism()
@@ -117,8 +173,14 @@ def time_limit(seconds: float, watched_files: frozenset[str]) -> Iterator[None]:
 
 @contextmanager
 def _alarm(seconds: float) -> Iterator[None]:
+    deadline = _Deadline(seconds)
+
     def on_alarm(signum: int, frame: FrameType | None) -> None:
-        raise TimeLimitExceeded(f"still running after {seconds:g} s")
+        extra = deadline.more()
+        if extra:
+            signal.setitimer(signal.ITIMER_REAL, extra)
+            return
+        raise deadline.exceeded()
 
     previous = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -133,7 +195,7 @@ def _alarm(seconds: float) -> Iterator[None]:
 def _interrupt_deadline(seconds: float) -> Iterator[None]:
     timer = _interrupts.timer
     assert timer is not None
-    _interrupts.armed = f"still running after {seconds:g} s"
+    _interrupts.armed = _Deadline(seconds)
     timer(seconds)
     try:
         yield
@@ -144,11 +206,16 @@ def _interrupt_deadline(seconds: float) -> Iterator[None]:
 
 @contextmanager
 def _traced_deadline(seconds: float, watched_files: frozenset[str]) -> Iterator[None]:
-    deadline = time.monotonic() + seconds
+    deadline = _Deadline(seconds)
+    ends = time.monotonic() + seconds
 
     def on_line(frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
-        if time.monotonic() > deadline:
-            raise TimeLimitExceeded(f"still running after {seconds:g} s")
+        nonlocal ends
+        if time.monotonic() > ends:
+            extra = deadline.more()
+            if not extra:
+                raise deadline.exceeded()
+            ends = time.monotonic() + extra
         return on_line
 
     def on_call(frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
@@ -206,13 +273,18 @@ def _monitored_deadline(seconds: float, watched_files: frozenset[str]) -> Iterat
     tool = _free_monitoring_tool()
     if tool is None:
         raise RuntimeError("every sys.monitoring tool id is in use")
-    deadline = time.monotonic() + seconds
+    deadline = _Deadline(seconds)
+    ends = time.monotonic() + seconds
 
     def watch(code: Any, *_: int) -> object:
+        nonlocal ends
         if code.co_filename not in watched_files:
             return monitoring.DISABLE  # this place of other code is never reported again
-        if time.monotonic() > deadline:
-            raise TimeLimitExceeded(f"still running after {seconds:g} s")
+        if time.monotonic() > ends:
+            extra = deadline.more()
+            if not extra:
+                raise deadline.exceeded()
+            ends = time.monotonic() + extra
         return None
 
     monitoring.use_tool_id(tool, "ember time limit")

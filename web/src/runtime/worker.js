@@ -182,12 +182,12 @@ async function startFromStoredSnapshot(run) {
   const key = keyOf(await run.manifest);
   if ((await run.keyed) !== key) return;
   run.restoring = true;
-  run.tell({ phase: "restoring" }); // the page watches that this start finishes (damaged memory may hang)
   // Pyodide reads the bytes while it fetches and compiles its wasm: hand it the promise.
   const bytes = readSnapshot(key).then((read) => {
     run.mark("snapshot read");
     return read;
   });
+  tellRestoring(run, bytes);
   if (await startFrom(run, bytes)) run.start = "snapshot";
   else await dropSnapshot().catch(() => null);
 }
@@ -215,11 +215,26 @@ async function startFromBuiltSnapshot(run, built) {
   run.meter.expect(built.path, built.size);
   const bytes = run.download(built.path).then((zipped) => {
     run.mark("snapshot downloaded");
-    run.tell({ phase: "restoring" }); // the page watches that this start finishes, from now on
     return unzipped(zipped);
   });
   bytes.catch(() => null); // Pyodide gets the failure; nothing else waits for it
+  tellRestoring(run, bytes);
   if (await startFrom(run, bytes)) run.start = "built";
+}
+
+/**
+ * Tell the page { phase: "restoring" } once Python's memory is being restored: the snapshot's bytes and Pyodide's
+ * wasm are both in. The page watches from then on that the start finishes (damaged memory may hang); a wasm or a
+ * snapshot still coming over a slow network, or compiled on a busy machine, is no hang.
+ *
+ * @param {Boot} run
+ * @param {Promise<Uint8Array>} bytes
+ */
+function tellRestoring(run, bytes) {
+  Promise.all([bytes, run.meter.wasmIn]).then(
+    () => run.tell({ phase: "restoring" }),
+    () => null, // no bytes: Python starts normally, with nothing to watch
+  );
 }
 
 /**
@@ -434,6 +449,14 @@ function meterDownloads(tell, fetcher) {
   let sizes = null;
   let told = 0;
   let stopped = false;
+  /** @type {() => void} */
+  let wasmArrived = () => {};
+  /** @type {Promise<void>} */
+  const wasmIn = new Promise((resolve) => {
+    wasmArrived = resolve;
+  });
+  /** @param {string} url */
+  const isWasm = (url) => new URL(url).pathname.endsWith(".wasm");
   /** @param {boolean} force  report even if the last report was less than PROGRESS_MS ago */
   const report = (force) => {
     if (stopped || !sizes || (!force && performance.now() - told < PROGRESS_MS)) return;
@@ -458,6 +481,7 @@ function meterDownloads(tell, fetcher) {
       if (!entry.name.startsWith(base.href)) continue; // not one of the boot's files
       const { name, transferSize, encodedBodySize } = entry;
       counted.set(name, Number.MAX_SAFE_INTEGER); // all of it: each file counts up to its size
+      if (isWasm(name)) wasmArrived();
       if (encodedBodySize > 0)
         judge(name, transferSize < encodedBodySize); // this browser gave the sizes
       else if (marked.has(name) || unsized === null) judge(name, marked.has(name) || marked.has(manifestUrl));
@@ -466,8 +490,6 @@ function meterDownloads(tell, fetcher) {
     }
   });
   arrived.observe({ type: "resource", buffered: true });
-  /** @param {string} url */
-  const isWasm = (url) => new URL(url).pathname.endsWith(".wasm");
   /** @type {typeof fetch} */
   const metered = async (input, init) => {
     const response = await fetcher(input, init);
@@ -524,6 +546,8 @@ function meterDownloads(tell, fetcher) {
     },
     /** Whether any file came from a saved copy. */
     saved: () => saved.size > 0,
+    /** Resolves once Pyodide's wasm is in, from the network or a cache (its resource timing entry). */
+    wasmIn,
   };
 }
 
