@@ -345,10 +345,12 @@ class Watch:
         context.on("console", self.logged)
 
     def answered(self, r: Response) -> None:
+        """Record an HTTP error."""
         if r.status >= 400:
             self.problems.append(f"HTTP {r.status}: {r.url}")
 
     def logged(self, m: ConsoleMessage) -> None:
+        """Record an error on a page's console."""
         if m.type == "error":
             self.problems.append(f"console error on {urlparse(m.page.url).path if m.page else '?'}: {m.text} "
                                  f"({m.location.get('url')})")

@@ -159,14 +159,14 @@ def watching(context: BrowserContext, now: Callable[[], Watch], routed: bool = T
         else:
             route_.continue_()
 
-    if routed:
-        context.route("**/*", route)
-    else:
-        context.on("request", record)
     def answered(response: Response) -> None:
         if response.status == 404:
             now().missing.append(response.url)
 
+    if routed:
+        context.route("**/*", route)
+    else:
+        context.on("request", record)
     context.on("response", answered)
     context.on("weberror", lambda error: now().errors.append(str(error.error)))
     return context

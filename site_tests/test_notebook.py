@@ -375,11 +375,11 @@ def test_on_plain_http_from_another_address_the_kernel_reads_the_learners_files_
             else:
                 route_.continue_()
 
-        context.route("**/*", route)
         def answered(response: Response) -> None:
             if response.status == 404:
                 missing.append(response.url)
 
+        context.route("**/*", route)
         context.on("response", answered)
         page = context.new_page()
         url = f"http://{OTHER_HOST}:{server.server.server_address[1]}/"
