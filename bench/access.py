@@ -27,11 +27,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 from bench.learner_code import load_average, step
 from labs.course.model import load_course
 from labs.course.pages import lesson_page_files
-from site_tests.harness import launch, served
+from site_tests.harness import Scheme, launch, served, viewport_width
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-LOOKS = [("light", 1280), ("dark", 1280), ("light", 390), ("dark", 390)]
+LOOKS: list[tuple[Scheme, int]] = [("light", 1280), ("dark", 1280), ("light", 390), ("dark", 390)]
 LESSONS = {lesson: f"lessons/{page.parent.name}/" for lesson, page in lesson_page_files().items()}
 PAGES = {"home": "", "hosting": "hosting/", **LESSONS}
 BOOT_MS = 120_000
@@ -82,7 +82,7 @@ CODE_CONTRAST = """() => {
 }"""
 
 
-def use_scheme(page: Page, scheme: str) -> None:
+def use_scheme(page: Page, scheme: Scheme) -> None:
     """The scheme as a learner gets it: the system's preference, or the header's toggle once the theme has stored
     a palette (it does on the first visit, and then a change of preference no longer reaches it)."""
     page.emulate_media(color_scheme=scheme)
@@ -136,7 +136,7 @@ def violations(browser: Browser, base: str) -> tuple[collections.Counter, collec
         page.evaluate(AXE.read_text())  # not a <script> of the page: its policy refuses inline script
         for scheme, width in LOOKS:
             use_scheme(page, scheme)
-            if page.viewport_size["width"] != width:
+            if viewport_width(page) != width:
                 looked = page.evaluate(LOOKED)
                 page.set_viewport_size({"width": width, "height": 900})
                 page.wait_for_function(f"() => {LOOKED} > {looked}")  # the page looks at its scroll boxes once settled

@@ -129,6 +129,7 @@ def time_mlp_epoch(engine: Engine, data: list[tuple[list[float], float]]) -> Tim
         error = (model(point) - target) ** 2
         loss = error if loss is None else loss + error
     built = time.perf_counter()
+    assert loss is not None, "no data"
     loss.backward()
     sgd_step(model.parameters(), 0.01)
     model.zero_grad()

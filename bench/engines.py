@@ -111,6 +111,7 @@ def measure(url: str, engines: list[str], rounds: int) -> dict[str, Times]:
         for number in range(rounds):
             for engine in engines:
                 if engine == "chromium":
+                    assert visit_chromium is not None  # made above when the engines include Chromium
                     visit_chromium(url, times[engine])
                 else:
                     visit_webdriver(engine, url, times[engine])

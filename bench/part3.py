@@ -38,6 +38,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Page, sync_playwright
 
@@ -124,7 +125,7 @@ def in_page(page: Page) -> tuple[dict, list[dict], list[dict], dict]:
     boot = int(printed(cell(page, LAB, MEMORY, {}, WHERE))) / MIB
     worker = Worker(page)
     setup = worker.call("setup")
-    memory = {"boot": boot, "setup": worker.memory(), "trainings": []}
+    memory: dict[str, Any] = {"boot": boot, "setup": worker.memory(), "trainings": []}
     trainings = []
     for _ in range(MEMORY_TRAININGS):
         trainings.append(worker.call("full_batch", FULL_RATES[0]))

@@ -17,11 +17,13 @@ import random
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from itertools import pairwise
 from pathlib import Path
+from typing import TypeVar
 
 import labs
-from ember.bigram import BYTES, count_loss, count_pairs, pair_loss, train
+from ember.bigram import BYTES, Counts, count_loss, count_pairs, pair_loss, train
 from ember.graph import toposort
 from ember.scalar import Value
 from ember.tensor import Tensor
@@ -30,6 +32,12 @@ MARGIN = 0.05  # nats above the smoothed count model's loss
 MAX_STEPS = 3000  # a training that has not reached the target by then is reported as such
 BATCH = 128
 MINIBATCH_LR = ((0, 50.0), (300, 15.0))  # (from step, learning rate)
+
+# What setup() reads and counts, for the functions below.
+TEXT: bytes
+COUNTS: Counts
+TARGET: float
+PAIRS: list[tuple[int, int]]
 
 
 class Reached(Exception):
@@ -157,9 +165,19 @@ def one_step(kind: str, seed: int = 1) -> dict:
     the loss's graph, loss, seconds (median of a few), and the peak of memory Python allocated during the
     step (tracemalloc, in a separate run; W itself not counted)."""
     batch = random.Random(seed).choices(PAIRS, k=BATCH)
-    step, weights = (scalar_step, scalar_weights) if kind == "scalar" else (tensor_step, zeros)
+    if kind == "scalar":
+        return timed_step(kind, batch, scalar_step, scalar_weights, runs=3)
+    return timed_step(kind, batch, tensor_step, zeros, runs=7)
+
+
+W = TypeVar("W")  # the weights a step takes: the Values, or the Tensor
+
+
+def timed_step(kind: str, batch: list[tuple[int, int]], step: Callable[[W, list[tuple[int, int]]], tuple[int, float]],
+               weights: Callable[[], W], runs: int) -> dict:
+    """one_step's measures of ``step`` on W as ``weights`` makes it."""
     times = []
-    for _ in range(3 if kind == "scalar" else 7):
+    for _ in range(runs):
         w = weights()
         gc.collect()
         started = time.perf_counter()

@@ -59,7 +59,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Request, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    Playwright,
+    Request,
+    Response,
+    ViewportSize,
+    sync_playwright,
+)
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository root, for our imports
@@ -74,7 +84,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "site"
 BARE = Path(__file__).resolve().parent / "bare"
 PYODIDE_STDLIB = ROOT / "node_modules" / "pyodide" / "python_stdlib.zip"
-VIEWPORT = {"width": 1280, "height": 900}
+VIEWPORT: ViewportSize = {"width": 1280, "height": 900}
 LESSON = "lessons/10-order-of-blame/"
 BARE_PAGE = "bare/"
 BARE_COMPILED_PAGE = "bare/?stdlib=course"  # bare Pyodide on the lesson pages' standard library
@@ -330,10 +340,20 @@ class Watch:
         context.on("request", lambda r: self.requests.append(r))
         context.on("requestfinished", lambda r: self.finished.append(r))
         context.on("requestfailed", lambda r: self.problems.append(f"request failed: {r.url} ({r.failure})"))
-        context.on("response", lambda r: r.status >= 400 and self.problems.append(f"HTTP {r.status}: {r.url}"))
+        context.on("response", self.answered)
         context.on("weberror", lambda e: self.problems.append(f"page error: {e.error}"))
-        context.on("console", lambda m: m.type == "error" and self.problems.append(
-            f"console error on {urlparse(m.page.url).path if m.page else '?'}: {m.text} ({m.location.get('url')})"))
+        context.on("console", self.logged)
+
+    def answered(self, r: Response) -> None:
+        """Record an HTTP error."""
+        if r.status >= 400:
+            self.problems.append(f"HTTP {r.status}: {r.url}")
+
+    def logged(self, m: ConsoleMessage) -> None:
+        """Record an error on a page's console."""
+        if m.type == "error":
+            self.problems.append(f"console error on {urlparse(m.page.url).path if m.page else '?'}: {m.text} "
+                                 f"({m.location.get('url')})")
 
     def count(self, name: str) -> int:
         """How many requests asked for a file of this name."""
@@ -667,7 +687,7 @@ def time_loop(page: Page, report: Report) -> list[tuple[float, float]]:
     if worker is None:
         return []
     payload = run_payload(page, LOOP)
-    times = []
+    times: list[tuple[float, float]] = []
     for _ in range(LOOP_REPEATS):
         reply = worker.evaluate(WORKER_JS, {"payload": payload, "repeats": 1})["reply"]
         answer = reply["result"] if reply.get("ok") else {}
@@ -1153,7 +1173,10 @@ def measure_chromium(playwright: Playwright, base: str, report: Report, notebook
         # alike, and which goes first alternates, so that neither always follows the other's visit.
         warmup = cold_ready(browser, base + BARE_PAGE, report)
         report.note(f"the browser's first page, bare Pyodide, uncounted: ready in {warmup:.0f} ms")
-        cold_lesson, cold_bare, cold_compiled, cold_labs = [], [], [], []
+        cold_lesson: list[float] = []
+        cold_bare: list[float] = []
+        cold_compiled: list[float] = []
+        cold_labs: list[float] = []
         for index in range(BOOT_REPEATS):
             turns = [(LESSON, cold_lesson, "lesson 10"), (BARE_PAGE, cold_bare, "bare"),
                      (BARE_COMPILED_PAGE, cold_compiled, "bare on the course's standard library")]

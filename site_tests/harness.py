@@ -24,9 +24,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal
 from urllib.parse import urlparse
 
-from playwright.sync_api import Browser, BrowserContext, Page, Playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, Request, Response, Route, ViewportSize
 
 from scripts.serve import make_server
 
@@ -36,7 +37,15 @@ CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 LESSON_10 = "lessons/10-order-of-blame/"
-VIEWPORT = {"width": 1200, "height": 900}
+VIEWPORT: ViewportSize = {"width": 1200, "height": 900}
+Scheme = Literal["light", "dark"]  # a colour scheme a learner's system asks for
+
+
+def viewport_width(page: Page) -> int:
+    """The width of the page's window (every context the tests and benchmarks open has a viewport)."""
+    size = page.viewport_size
+    assert size is not None, "the page has no viewport"
+    return size["width"]
 
 
 class SiteNotReady(RuntimeError):
@@ -89,8 +98,8 @@ def launch(playwright: Playwright, extra_args: Sequence[str] = ()) -> Browser:
 
 
 def launch_persistent(playwright: Playwright, folder: Path | str, extra_args: Sequence[str] = (),
-                      **options: object) -> BrowserContext:
-    """Debian's Chromium on a profile kept in ``folder``, with the same flags."""
+                      **options: Any) -> BrowserContext:
+    """Debian's Chromium on a profile kept in ``folder``, with the same flags (and Playwright's ``options``)."""
     return playwright.chromium.launch_persistent_context(
         folder, executable_path=CHROMIUM, args=[*FLAGS, *extra_args], headless=True, **options)
 
@@ -114,7 +123,7 @@ class Watch:
 OPT_OUT = "try { localStorage.setItem('ember:offline', 'off'); } catch {}"
 
 
-def watched_context(browser: Browser, watch: Watch, offline: bool = False, **options: object) -> BrowserContext:
+def watched_context(browser: Browser, watch: Watch, offline: bool = False, **options: Any) -> BrowserContext:
     """A fresh profile whose every request (workers' too) is recorded, and blocked unless local.
 
     Unless ``offline``, the pages register no service worker and store no snapshot.
@@ -138,23 +147,27 @@ def watching(context: BrowserContext, now: Callable[[], Watch], routed: bool = T
     the cache of compiled wasm); without it they are only recorded, for a browser whose resolver
     (``NO_OTHER_HOSTS``) finds no host but 127.0.0.1.
     """
-    def record(request) -> None:
+    def record(request: Request) -> None:
         now().requests.append(request.url)
         if is_foreign(request.url):
             now().foreign.append(request.url)
 
-    def route(route_, request) -> None:
+    def route(route_: Route, request: Request) -> None:
         record(request)
         if is_foreign(request.url):
             route_.abort()
         else:
             route_.continue_()
 
+    def answered(response: Response) -> None:
+        if response.status == 404:
+            now().missing.append(response.url)
+
     if routed:
         context.route("**/*", route)
     else:
         context.on("request", record)
-    context.on("response", lambda response: response.status == 404 and now().missing.append(response.url))
+    context.on("response", answered)
     context.on("weberror", lambda error: now().errors.append(str(error.error)))
     return context
 

@@ -17,7 +17,7 @@ from playwright.sync_api import Page, expect
 from labs.course.model import load_course
 from labs.course.pages import lesson_page_files
 
-from .harness import ROOT
+from .harness import ROOT, Scheme, viewport_width
 from .learner import (
     cell,
     frames_drawn,
@@ -33,7 +33,7 @@ AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 COURSE = load_course()
 LESSON_PAGES = {lesson: f"lessons/{page.parent.name}/" for lesson, page in lesson_page_files().items()}
 PAGES = {"home": "", "hosting": "hosting/", **LESSON_PAGES}
-LOOKS = [("light", 1280), ("dark", 1280), ("light", 390), ("dark", 390)]
+LOOKS: list[tuple[Scheme, int]] = [("light", 1280), ("dark", 1280), ("light", 390), ("dark", 390)]
 SERIOUS = ("serious", "critical")
 # (rule, a CSS selector of the element, why): violations that are not ours to fix, each with its reason. Empty:
 # the theme's own markup is mended by the site's code and styles instead (web/src/page/access.js, ember.css).
@@ -56,7 +56,7 @@ def serious_violations(page: Page) -> list[dict]:
                                         for rule, selector in waived)]
 
 
-def use_scheme(page: Page, scheme: str) -> None:
+def use_scheme(page: Page, scheme: Scheme) -> None:
     """The light or the dark scheme, as a learner gets it: the system's preference, or, once the theme has stored
     a palette (it does on the first visit), its toggle in the header."""
     page.emulate_media(color_scheme=scheme)
@@ -71,7 +71,7 @@ def in_every_look(page: Page) -> dict[str, list[dict]]:
     found = {}
     for scheme, width in LOOKS:
         use_scheme(page, scheme)
-        if page.viewport_size["width"] != width:
+        if viewport_width(page) != width:
             looked = page.evaluate("Number(document.documentElement.dataset.emberScrollBoxes || 0)")
             page.set_viewport_size({"width": width, "height": 900})
             # The page looks at its sideways-scrolling boxes once the new width has settled (web/src/page/access.js).

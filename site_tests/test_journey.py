@@ -9,13 +9,13 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, ViewportSize, expect
 
 from labs.course.model import load_course
 from labs.course.pages import lesson_page_files
 from tests.pages_kit import fences
 
-from .harness import Watch
+from .harness import Scheme, Watch
 from .learner import (
     BOOT_MS,
     BREADTH_FIRST,
@@ -48,11 +48,11 @@ ANY_PICTURE = ".ember-output svg, .ember-output table"
 NAMES_WRITTEN = "of 200 more names from W"  # lesson 18's last cell, after twelve names in a table
 TRAINING_MS = 120_000
 SHOTS = Path(os.environ.get("EMBER_SHOTS", tempfile.gettempdir()))
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 # Colours do not change a width: the journey goes in the dark scheme (every other test sees the light one), and
 # in both when EMBER_SCREENSHOTS names a folder for a full-page picture of each lesson after its cells ran.
 SCREENSHOTS = os.environ.get("EMBER_SCREENSHOTS")
-SCHEMES = ["light", "dark"] if SCREENSHOTS else ["dark"]
+SCHEMES: list[Scheme] = ["light", "dark"] if SCREENSHOTS else ["dark"]
 
 
 def lesson_18_trains_w_and_writes_names(page: Page) -> None:
@@ -101,7 +101,7 @@ def run_every_cell(page: Page) -> None:
 @pytest.mark.long
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_a_new_learner_walks_through_every_lesson_on_a_phone(page: Page, base_url: str, watch: Watch,
-                                                             scheme: str) -> None:
+                                                             scheme: Scheme) -> None:
     """From the home page through every lesson of the course, on one start of Python, at 390 px: questions, every
     gap, green checks, every cell (lesson 18's W trains live to the count model's line, then writes names); and no
     page is wider than the phone once its cells have drawn."""

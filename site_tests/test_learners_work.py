@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, FilePayload, Page, expect
 
 from labs.course.model import load_course
 
@@ -216,8 +216,9 @@ def test_without_storage_the_work_lasts_the_visit_and_the_learner_is_told(limite
         open_page(fresh, base_url + LESSON_10)
         wait_for_lab(fresh)
         box = fresh.locator(".ember-your-work")
-        box.locator("input[type=file]").set_input_files(
-            [{"name": download.value.suggested_filename, "mimeType": "application/zip", "buffer": data}])
+        payload: FilePayload = {"name": download.value.suggested_filename, "mimeType": "application/zip",
+                                "buffer": data}
+        box.locator("input[type=file]").set_input_files([payload])
         shown = box.get_by_role("region", name=re.compile(r"^Bring in "))
         expect(shown).to_be_visible(timeout=BOOT_MS)
         shown.get_by_role("button", name="Apply").click()

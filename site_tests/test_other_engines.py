@@ -235,6 +235,7 @@ def select_gap_body(learner: Learner, go: bool = False) -> None:
         gap = learner.find('.ember-gap[data-gap="L10.backward"]')
         learner.click(learner.button(gap, "Go to the gap"))
     lines = driver.execute_script(STORED_PIECE) or COURSE.gaps["L10.backward"].starter
+    assert lines is not None, "no stored piece and no starter"
     count = len(lines.rstrip("\n").split("\n"))
     actions = ActionChains(driver).key_down(Keys.SHIFT)
     for _ in range(count - 1):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, FloatRect, Locator, Page, expect
 
 from labs.checking.learner import finished_pieces
 from labs.course.model import load_course
@@ -155,6 +155,13 @@ def test_the_closing_box_keeps_previous_and_next_apart(page: Page, base_url: str
     expect(links.first).to_contain_text("Next: The chain rule")
 
 
+def box_of(locator: Locator) -> FloatRect:
+    """Where the element is drawn (it is on the page, and shown)."""
+    box = locator.bounding_box()
+    assert box is not None, f"{locator} is not shown"
+    return box
+
+
 # The longest words each header indicator shows: while Python downloads, and while the course is saved.
 LONGEST_BADGES = {"#ember-python": "Python: downloading 12.3 of 12.3 MB…", "#ember-offline": "Saving for offline: 100%"}
 
@@ -171,14 +178,14 @@ def test_the_headers_indicators_fit_a_phone_with_their_longest_words(offline_con
     expect(page.locator("#ember-python")).to_be_visible()
     expect(page.locator("#ember-offline")).to_be_visible()
     header = page.locator(".md-header")
-    height = header.bounding_box()["height"]
+    height = box_of(header)["height"]
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)
         for selector, words in LONGEST_BADGES.items():
             page.locator(selector).evaluate("(badge, words) => { badge.textContent = words; }", words)
         width, window = page.evaluate("[document.documentElement.scrollWidth, innerWidth]")
         assert width <= window, f"{scheme}: the page is {width} px wide in a {window} px window"
-        assert header.bounding_box()["height"] == height, scheme
+        assert box_of(header)["height"] == height, scheme
         for selector in LONGEST_BADGES:
-            box = page.locator(selector).bounding_box()
+            box = box_of(page.locator(selector))
             assert box["x"] >= 0 and box["x"] + box["width"] <= window, (scheme, selector, box)

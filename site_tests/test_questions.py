@@ -61,7 +61,7 @@ def test_the_options_are_in_the_order_python_gives_for_the_learners_seed_and_sta
                                                                                      base_url: str) -> None:
     open_page(page, base_url + LESSON_10)
     seed = saved_state(page).get("seed")
-    assert is_seed(seed)  # made on the first visit and kept with the learner's work
+    assert isinstance(seed, str) and is_seed(seed)  # made on the first visit and kept with the learner's work
     expected = python_orders(seed)
     assert {key: shown_order(page, key) for key in QUESTIONS} == expected
     open_page(page, page.url)  # the learner comes back

@@ -21,6 +21,7 @@ from labs.course.model import load_course
 from labs.course.pages import lesson_page_files
 from tests.pages_kit import fences
 
+from .harness import viewport_width
 from .learner import (
     BOOT_MS,
     cell,
@@ -202,7 +203,7 @@ def shoot_and_check(page: Page, box: Locator, name: str, axe: bool = True) -> No
 
 def resize(page: Page, width: int) -> None:
     """The window this wide, once the page has looked at its sideways-scrolling boxes (web/src/page/access.js)."""
-    if page.viewport_size["width"] == width:
+    if viewport_width(page) == width:
         return
     looked = page.evaluate("Number(document.documentElement.dataset.emberScrollBoxes || 0)")
     page.set_viewport_size({"width": width, "height": 900})

@@ -213,7 +213,8 @@ def test_every_piece_whose_verdict_could_depend_on_speed_gets_the_same_verdict_w
     checks = [check for part in COURSE.parts for check in checks_of_part(part.number)]
     untimed = [(name, payload, payload_digest(payload)) for name, lesson, payload in checks
                if not times_the_code(lesson)]
-    known = {}  # what the parts' tests above found (a busy machine finds more pieces that time out, never fewer)
+    # What the parts' tests above found (a busy machine finds more pieces that time out, never fewer).
+    known: dict[str, bool] = {}
     if cache := getattr(request.config, "cache", None):
         for part in COURSE.parts:
             known |= cache.get(speed_key(part.number), {})

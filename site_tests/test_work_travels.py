@@ -16,7 +16,7 @@ import zipfile
 from datetime import date
 from pathlib import Path
 
-from playwright.sync_api import BrowserContext, Locator, Page, expect
+from playwright.sync_api import BrowserContext, FilePayload, Locator, Page, expect
 
 from labs.course.model import load_course
 from labs.work.work_file import state_texts, state_work, write_work
@@ -82,7 +82,8 @@ def download_all(page: Page) -> tuple[str, bytes]:
 
 def choose(page: Page, *files: tuple[str, bytes]) -> None:
     """Give files to "Bring my work here…" as its file dialog would."""
-    payloads = [{"name": name, "mimeType": "application/octet-stream", "buffer": data} for name, data in files]
+    payloads: list[FilePayload] = [{"name": name, "mimeType": "application/octet-stream", "buffer": data}
+                                   for name, data in files]
     work_box(page).locator("input[type=file]").set_input_files(payloads)
 
 
@@ -185,7 +186,7 @@ def test_all_my_work_goes_to_a_fresh_browser_byte_for_byte_and_undo_brings_back_
 
 # Bad files, each with what its message says (labs/work/work_file.py words them; tests/test_work_file.py makes
 # them). A message that names a file's line is checked for the number.
-BAD_CASES = {
+BAD_CASES: dict[str, str | re.Pattern[str]] = {
     "not a zip": "not a zip file",
     "a high ratio": "it looks like a zip bomb",
     "dot-dot": "climbs out of the folder with '..'",

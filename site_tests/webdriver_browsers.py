@@ -103,7 +103,7 @@ def _firefox(downloads: Path) -> WebDriver:
     options = Options()
     options.binary_location = FIREFOX
     options.add_argument("-headless")
-    for name, value in {
+    preferences: dict[str, str | int | bool] = {
         "browser.download.folderList": 2, "browser.download.dir": str(downloads),
         "browser.download.useDownloadDir": True, "browser.download.always_ask_before_handling_new_types": False,
         "browser.download.manager.showWhenStarting": False,
@@ -112,7 +112,8 @@ def _firefox(downloads: Path) -> WebDriver:
         "app.update.enabled": False, "datareporting.policy.dataSubmissionEnabled": False,
         "toolkit.telemetry.enabled": False, "browser.safebrowsing.downloads.enabled": False,
         "network.captive-portal-service.enabled": False, "network.connectivity-service.enabled": False,
-    }.items():
+    }
+    for name, value in preferences.items():
         options.set_preference(name, value)
     driver = webdriver.Firefox(options=options, service=Service(executable_path=geckodriver()))
     driver.set_window_size(*VIEWPORT)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -83,3 +84,10 @@ def page_outputs(lesson: str) -> tuple[list[dict], ...]:
 def text_of(outputs: list[dict]) -> str:
     """What one cell printed to stdout."""
     return "".join(item["text"] for item in outputs if item["kind"] == "stdout")
+
+
+def group_of(pattern: str, text: str) -> str:
+    """The first group of the first match of ``pattern`` in ``text``, which must have one."""
+    match = re.search(pattern, text)
+    assert match is not None, f"{pattern!r} is not in {text!r}"
+    return match.group(1)

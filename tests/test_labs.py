@@ -12,7 +12,8 @@ import pytest
 
 from labs.checking.learner import finished_pieces, module_sources, read_pieces
 from labs.checking.oracle import names_shape
-from labs.checking.pipeline import check_lesson
+from labs.checking.pipeline import ClaimResult, check_lesson
+from labs.checking.problems import Problem
 from labs.course.gaps import GapSyntaxError, fill_gaps, find_gaps
 from labs.course.model import LESSONS_DIR, REFERENCE_DIR, TABLES_FILE, CourseError, load_course, parsed_tables
 from tests.known_wrong import MUTANTS, Mutant, breaks_a_timed_lab, mutant_sources
@@ -255,10 +256,16 @@ def test_a_lessons_starters_fail_every_one_of_its_claims(lesson: str) -> None:
     assert not [r.claim for r in report.results if r.passed]
 
 
+def problem_of(result: ClaimResult) -> Problem:
+    """The problem a claim's result reports: it must report one."""
+    assert result.problem is not None, f"{result.claim} reports no problem"
+    return result.problem
+
+
 def test_a_claim_needing_an_untouched_starter_says_so() -> None:
     sources = module_sources(COURSE, "L10", finished_pieces(COURSE, 9))
     report = check_lesson("L10", sources)
-    assert {r.problem.kind for r in report.results} == {"starter"}
+    assert {problem_of(r).kind for r in report.results} == {"starter"}
     assert "Write gap L10.backward first" in report.results[0].message
 
 
@@ -266,7 +273,7 @@ def test_a_missing_earlier_piece_points_at_loading_the_finished_ones() -> None:
     pieces = finished_pieces(COURSE, 10)
     del pieces["L08.add_backward"], pieces["L09.add_backward"]
     report = check_lesson("L10", module_sources(COURSE, "L10", pieces))
-    assert all(r.problem.kind == "starter" and r.problem.gap for r in report.results)
+    assert all(problem_of(r).kind == "starter" and problem_of(r).gap for r in report.results)
     assert "needs gap L09.add_backward from an earlier lesson" in report.results[0].message
     assert "load the finished pieces" in report.results[0].message
 
@@ -281,14 +288,16 @@ def with_backward(body: str) -> dict[str, str]:
 def test_a_syntax_error_points_at_the_line_inside_the_gap() -> None:
     report = check_lesson("L10", with_backward("def backward(self) -> None:\n    x = 1\n    for node in\n"))
     assert report.problem is not None and report.problem.kind == "syntax"
-    assert report.problem.place.gap == "L10.backward" and report.problem.place.gap_line == 3
+    place = report.problem.place
+    assert place is not None and place.gap == "L10.backward" and place.gap_line == 3
     assert report.problem.message.startswith("Syntax error at line 3 of gap L10.backward")
-    assert all(r.problem.kind == "syntax" and not r.passed for r in report.results)
+    assert all(problem_of(r).kind == "syntax" and not r.passed for r in report.results)
 
 
 def test_an_error_at_import_is_reported_with_its_place() -> None:
     pieces = finished_pieces(COURSE, 9) | {"L09.rmul": "1 / 0\n"}
     report = check_lesson("L09", module_sources(COURSE, "L09", pieces))
+    assert report.problem is not None
     assert report.problem.message == (
         "Importing your module failed: ZeroDivisionError (at line 1 of gap L09.rmul): division by zero"
     )
@@ -298,14 +307,14 @@ def test_an_error_at_import_is_reported_with_its_place() -> None:
 def test_an_error_inside_a_check_names_the_gap_line() -> None:
     broken = "def backward(self) -> None:\n    self.grad = 1.0\n    raise KeyError('x')\n"
     report = check_lesson("L10", with_backward(broken))
-    assert report.results[0].problem.kind == "error" and report.results[0].key is None
+    assert problem_of(report.results[0]).kind == "error" and report.results[0].key is None
     assert report.results[0].message == "KeyError (at line 3 of gap L10.backward): 'x'"
 
 
 def test_an_endless_loop_is_stopped_by_the_time_limit() -> None:
     report = check_lesson("L10", with_backward("def backward(self) -> None:\n    while True:\n        pass\n"))
-    assert report.results[0].problem.kind == "timeout"
-    assert all(r.problem.kind == "skipped" for r in report.results[1:])
+    assert problem_of(report.results[0]).kind == "timeout"
+    assert all(problem_of(r).kind == "skipped" for r in report.results[1:])
     assert "Is there a loop that never ends?" in report.results[0].message
     assert {r.message for r in report.results[1:]} == {"Not run: the check before it had to be stopped."}
 
@@ -313,7 +322,7 @@ def test_an_endless_loop_is_stopped_by_the_time_limit() -> None:
 def test_endless_recursion_gets_a_short_message_with_its_place() -> None:
     report = check_lesson("L10", with_backward("def backward(self) -> None:\n    self.backward()\n"))
     seed = report.results[0]
-    assert seed.problem.kind == "recursion"
+    assert problem_of(seed).kind == "recursion"
     assert seed.message == (
         "RecursionError (at line 2 of gap L10.backward): the code called itself deeper than Python allows."
     )

@@ -19,13 +19,18 @@ def separable_points(n: int, seed: int = 0) -> list[tuple[tuple[float, float], f
     return data
 
 
+def predict(model: MLP, point: tuple[float, float]) -> Value:
+    """The model's one output for a point."""
+    prediction = model(point)
+    assert isinstance(prediction, Value)
+    return prediction
+
+
 def mean_squared_error(model: MLP, data: list[tuple[tuple[float, float], float]]) -> Value:
     """The mean of (prediction - label)^2 over the data."""
     total = Value(0.0)
     for point, label in data:
-        prediction = model(point)
-        assert isinstance(prediction, Value)
-        total = total + (prediction - label) ** 2
+        total = total + (predict(model, point) - label) ** 2
     return total / len(data)
 
 
@@ -79,5 +84,5 @@ def test_gradient_descent_lowers_the_loss() -> None:
         loss.backward()
         sgd_step(model.parameters(), 0.05)
     assert losses[-1] < 0.25 * losses[0], losses
-    accuracy = sum((model(point).data > 0) == (label > 0) for point, label in data) / len(data)
+    accuracy = sum((predict(model, point).data > 0) == (label > 0) for point, label in data) / len(data)
     assert accuracy >= 0.9

@@ -9,7 +9,7 @@ import pytest
 
 from labs.course.model import load_course
 from labs.course.pages import FENCE
-from tests.pages_kit import PAGES, page_outputs, text_of
+from tests.pages_kit import PAGES, group_of, page_outputs, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
@@ -33,7 +33,7 @@ def test_the_values_step_alone_comes_first_and_both_engines_agree_after_the_lab(
     losses = re.search(r"loss: ([\d.]+) with Values, ([\d.]+) with tensors", printed)
     assert losses and losses.group(1) == losses.group(2)
     assert f"loss: {losses.group(1)}" in text_of(outputs[0])  # the same step as the first cell's
-    gap = float(re.search(r"between the two gradients: (\S+)", printed).group(1))
+    gap = float(group_of(r"between the two gradients: (\S+)", printed))
     assert gap < 1e-12
     (table,) = [item for item in both if item["kind"] == "table"]
     nodes = next(row for row in table["rows"] if row[0] == "nodes in the graph")
@@ -53,7 +53,7 @@ def test_a_plain_number_meets_only_a_tensor_of_shape_empty() -> None:
 def test_the_drawn_columns_are_every_byte_of_the_file() -> None:
     outputs = page_outputs("L14")
     printed = text_of(outputs[-1])
-    count = int(re.search(r"(\d+) different bytes occur in the file", printed).group(1))
+    count = int(group_of(r"(\d+) different bytes occur in the file", printed))
     (heat,) = [item for item in outputs[-1] if item["kind"] == "tensor"]
     assert len(heat["col_labels"]) == count
     text = (ROOT / "labs" / "data" / "names.txt").read_bytes()

@@ -4,6 +4,7 @@ even through a walk that never checks lengths."""
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
 
 import pytest
 
@@ -18,7 +19,7 @@ COURSE = load_course()
 TEXT = PAGES["L15"].read_text()
 
 
-def cell_printing(outputs: list[list[dict]], words: str) -> str:
+def cell_printing(outputs: Sequence[list[dict]], words: str) -> str:
     """What the one cell whose printed text holds ``words`` printed."""
     (found,) = [text_of(items) for items in outputs if words in text_of(items)]
     return found

@@ -3,12 +3,10 @@ tests/test_page_rules.py's rule, over its questions' giveaways)."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from labs.course.model import load_course
-from tests.pages_kit import PAGES, page_outputs, text_of
+from tests.pages_kit import PAGES, group_of, page_outputs, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
@@ -24,7 +22,7 @@ def test_the_page_says_what_its_runs_show() -> None:
     assert "one_hot @ W == the rows of W, picked: True" in printed
     assert "the same gradient: True" in printed
     # nudging A's six numbers takes two calls each, the count the opening question asks about
-    calls = int(re.search(r"calls of A @ B made by vjp_numeric: (\d+)", printed).group(1))
+    calls = int(group_of(r"calls of A @ B made by vjp_numeric: (\d+)", printed))
     explain = COURSE.lesson("L16").questions[0].explain
     assert calls == 2 * 6 and f"2 × 6 = {calls}" in explain
     # the learner's @ agrees with the Values exactly (these numbers add up without rounding)

@@ -15,7 +15,7 @@ from labs.checking.learner import finished_pieces
 from labs.course.model import load_course
 from labs.showing.render import render
 from tests.known_wrong import MUTANTS
-from tests.pages_kit import PAGES, learner_session, page_outputs, position, text_of
+from tests.pages_kit import PAGES, group_of, learner_session, page_outputs, position, text_of
 
 pytestmark = pytest.mark.xdist_group("page-cells")  # they share page_outputs
 
@@ -59,15 +59,15 @@ def test_the_pages_words_match_what_its_cells_print_and_show() -> None:
     # the two losses agree "to the last few digits, in the loss and in every one of the 65,536 numbers"
     spelled = outputs[cell_index("spelled_w.rows(firsts)")]
     printed = text_of(spelled)
-    assert float(re.search(r"loss difference: (\S+)", printed).group(1)) < 1e-12
-    assert float(re.search(r"gradients of W: (\S+)", printed).group(1)) < 1e-12
-    assert int(re.search(r"row a is picked (\d+) times", printed).group(1)) > 1  # rows() sees a repeated row
+    assert float(group_of(r"loss difference: (\S+)", printed)) < 1e-12
+    assert float(group_of(r"gradients of W: (\S+)", printed)) < 1e-12
+    assert int(group_of(r"row a is picked (\d+) times", printed)) > 1  # rows() sees a repeated row
     (table,) = tables(spelled)
     assert table["rows"][0][1:] == ["27", "1999"]
     assert table["rows"][1][1] == table["rows"][1][2] and table["rows"][2][1] == table["rows"][2][2]
     # training reaches the target line with the finished pieces, at learning rate 70, in about 141 steps
     training = text_of(outputs[cell_index('key="loss"')])
-    step = int(re.search(r"step (\d+): loss \S+, at the target", training).group(1))
+    step = int(group_of(r"step (\d+): loss \S+, at the target", training))
     assert 120 <= step <= 160
     assert "disagree" not in training and "W's loss now: " in training
     # the absurd learning rate stops with W back at weights whose loss was finite
@@ -122,8 +122,8 @@ def test_a_pair_loss_that_says_too_little_never_gets_the_training_cell_to_say_at
     printed = training_text(pieces)
     assert "at the target" not in printed
     assert "below the target line, but W's loss is above the target" in printed
-    true = float(re.search(r"W's loss now: (\S+) by the course's own arithmetic", printed).group(1))
-    yours = float(re.search(r"your pair_loss says (\S+): they disagree", printed).group(1))
+    true = float(group_of(r"W's loss now: (\S+) by the course's own arithmetic", printed))
+    yours = float(group_of(r"your pair_loss says (\S+): they disagree", printed))
     assert true > 4.0 and yours < true - 1.0
 
 

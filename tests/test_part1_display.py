@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 import pytest
 
 from ember.graph import toposort
 from hx.dag import Dag, sort_trace
 from labs.showing.display import Display
 
-RECIPE = {"serve": ["bake", "tea"], "bake": ["mix", "oven"], "mix": ["eggs"], "tea": [], "oven": [], "eggs": []}
+RECIPE: dict[Hashable, list[Hashable]] = {
+    "serve": ["bake", "tea"], "bake": ["mix", "oven"], "mix": ["eggs"], "tea": [], "oven": [], "eggs": []}
 
 
 def test_the_walk_records_every_call_of_parents_and_the_returned_order() -> None:
@@ -18,7 +21,8 @@ def test_the_walk_records_every_call_of_parents_and_the_returned_order() -> None
     events = trace.events()
     assert len(events) == len(trace.calls) + len(RECIPE) + 1
     assert events[0]["text"] == "Call 1: your sort asks parents(serve) and gets bake, tea."
-    assert events[-1]["panels"][1][1][0] == "serve"
+    panels = events[-1]["panels"]
+    assert isinstance(panels, list) and panels[1][1][0] == "serve"
 
 
 def test_a_wrong_order_and_a_raising_sort_are_reported_not_raised() -> None:
@@ -49,7 +53,11 @@ def test_a_walk_that_follows_paths_is_stopped() -> None:
             stack.extend(parents(node))
         return order
 
-    trace = sort_trace(paths, 30, lambda k: [k - 1, k - 1] if k > 0 else [])
+    def two_paths_down(k: Hashable) -> list[Hashable]:
+        assert isinstance(k, int)
+        return [k - 1, k - 1] if k > 0 else []
+
+    trace = sort_trace(paths, 30, two_paths_down)
     assert trace.error is not None and "follows paths" in trace.error
 
 

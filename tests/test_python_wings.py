@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -188,3 +190,22 @@ def test_a_lesson_may_import_its_own_files_and_the_shared_helpers() -> None:
               "import ember.scalar\nimport hx\n")
     assert faults(lesson_file("10-order-of-blame"), source) == []
     assert faults(ROOT / "labs/frontends/cli.py", "from labs.work.work_merge import merge\nimport labs\n") == []
+
+
+# --- every Python file's annotations are checked ---------------------------------------------------------------------
+
+
+def test_every_tracked_python_file_is_type_checked() -> None:
+    """scripts/mypy.sh checks every Python file git tracks: pyproject's mypy ``files`` (labs/lessons/ excluded), the
+    folders of its second run, and each lesson's checks.py on its own."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
+    script = (ROOT / "scripts/mypy.sh").read_text()
+    (second,) = re.findall(r"^\.venv/bin/mypy --explicit-package-bases (.+)$", script, re.M)
+    assert config["exclude"] == ["^labs/lessons/"] and "labs/lessons/*/checks.py" in script
+    roots = [*config["files"], *second.split()]
+    listed = subprocess.run(["git", "ls-files", "--", "*.py"], cwd=ROOT, capture_output=True, text=True,
+                            check=True).stdout.split()
+    assert len(listed) > 150
+    unchecked = [name for name in listed if not re.fullmatch(r"labs/lessons/[^/]+/checks\.py", name) and (
+        name.startswith("labs/lessons/") or not any(name.startswith(root + "/") for root in roots))]
+    assert not unchecked, f"not type-checked by scripts/mypy.sh: {unchecked}"

@@ -10,11 +10,21 @@ import math
 import os
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ember.scalar import Value
 
+if TYPE_CHECKING:
+    import torch
+
 REFERENCE = Path(__file__).resolve().parent.parent / "labs" / "data" / "pytorch_sigmoid.json"
 POINT = {"w": 0.5, "x": 2.0, "b": -1.0, "y": 1.0}
+
+
+def grad_of(tensor: torch.Tensor) -> float:
+    """The gradient backward() left on a leaf or a retained node."""
+    assert tensor.grad is not None
+    return tensor.grad.item()
 
 
 def pytorch_numbers() -> dict:
@@ -23,7 +33,7 @@ def pytorch_numbers() -> dict:
         warnings.simplefilter("ignore")
         import torch
 
-    def run(spelled: bool) -> dict:
+    def run(spelled: bool) -> tuple[dict, dict]:
         leaves = {name: torch.tensor(value, dtype=torch.float64, requires_grad=True) for name, value in POINT.items()}
         nodes = {"z": leaves["w"] * leaves["x"] + leaves["b"]}
         if spelled:
@@ -39,7 +49,7 @@ def pytorch_numbers() -> dict:
         graph = backward_graph(nodes["L"])
         nodes["L"].backward()
         every = {**leaves, **nodes}
-        return {name: {"value": tensor.item(), "grad": tensor.grad.item()} for name, tensor in every.items()}, graph
+        return {name: {"value": tensor.item(), "grad": grad_of(tensor)} for name, tensor in every.items()}, graph
 
     fused, fused_graph = run(False)
     spelled, spelled_graph = run(True)
@@ -47,14 +57,14 @@ def pytorch_numbers() -> dict:
             "graphs": {"fused": fused_graph, "spelled": spelled_graph}}
 
 
-def backward_graph(root: object) -> dict:
+def backward_graph(root: torch.Tensor) -> dict:
     """PyTorch's backward graph under root, read from grad_fn.next_functions.
 
     Each function once, in the order a depth-first walk from root.grad_fn meets it, with
     the functions it sends gradients to; a slot holding None (an input that is a constant,
     like the 1 in 1 + q) is kept as None. 'edges' counts the slots that lead to a function.
     """
-    functions, seen, stack = [], set(), [root.grad_fn]  # type: ignore[attr-defined]
+    functions, seen, stack = [], set(), [root.grad_fn]
     while stack:
         function = stack.pop()
         if function is None or function in seen:
@@ -132,7 +142,7 @@ def pytorch_chain() -> dict:
     nodes["L"].backward()
     every = {**leaves, **nodes}
     return {"torch": torch.__version__, "point": CHAIN_POINT,
-            "nodes": {name: {"value": t.item(), "grad": t.grad.item()} for name, t in every.items()}}
+            "nodes": {name: {"value": t.item(), "grad": grad_of(t)} for name, t in every.items()}}
 
 
 def test_the_recorded_chain_numbers_are_what_pytorch_gives() -> None:
@@ -152,10 +162,10 @@ def test_pytorchs_relu_sends_nothing_back_at_exactly_zero() -> None:
 
     x = torch.tensor(0.0, dtype=torch.float64, requires_grad=True)
     torch.relu(x).backward()
-    assert x.grad.item() == 0.0
+    assert grad_of(x) == 0.0
     x_value = Value(0.0)
     x_value.relu().backward()
-    assert x_value.grad == x.grad.item()
+    assert x_value.grad == grad_of(x)
 
 
 def test_pytorch_needs_retain_graph_for_a_second_backward_and_keeps_only_leaf_grads() -> None:

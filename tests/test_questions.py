@@ -67,7 +67,7 @@ def test_questions_with_the_same_option_ids_are_ordered_independently() -> None:
 
 
 def test_every_place_is_about_equally_likely() -> None:
-    counts = Counter()
+    counts: Counter[int] = Counter()
     for n in range(3000):
         seed = f"{n * 2654435761 % 2**32:08x}"
         counts[option_order(seed, "L10.bfs", ["four", "twentyeight", "thirtytwo"]).index("four")] += 1

@@ -12,10 +12,11 @@ import json
 import re
 import shutil
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -141,6 +142,20 @@ def svg_tree(fragment: str) -> ET.Element:
     return ET.fromstring(picture)
 
 
+def found(element: ET.Element, path: str) -> ET.Element:
+    """The first element at ``path`` under ``element``: it must be there."""
+    child = element.find(path)
+    assert child is not None, f"no {path} in <{element.tag}>"
+    return child
+
+
+def number(element: ET.Element, name: str) -> float:
+    """An attribute of the element, as a number: it must be there."""
+    value = element.get(name)
+    assert value is not None, f"<{element.tag}> has no {name}"
+    return float(value)
+
+
 # --- graphs ---
 
 
@@ -230,12 +245,13 @@ def test_an_unknown_kind_says_it_is_only_drawn_in_the_lesson_page() -> None:
 # --- plots ---
 
 
-def plot_item(**options: object) -> dict:
-    series = {"loss": [(1, 0.0), (2, 0.5), (3, -1.0), (4, 0.1), (5, 0.2)], "<acc>": [(1, 1.0), (5, 2.0)]}
+def plot_item(**options: Any) -> dict:
+    series: dict[str, Iterable[tuple[float, float]]] = {
+        "loss": [(1, 0.0), (2, 0.5), (3, -1.0), (4, 0.1), (5, 0.2)], "<acc>": [(1, 1.0), (5, 2.0)]}
     return one(lambda d: d.plot(series, title="Training", x_label="step", y_label="loss", **options))
 
 
-def polylines(page: str) -> list[list[tuple[float, float]]]:
+def polylines(page: str) -> list[list[tuple[float, ...]]]:
     """The points of each line of the page's picture, in order."""
     return [[tuple(map(float, pair.split(","))) for pair in re.findall(r"[-\d.]+,[-\d.]+", line.get("d", ""))]
             for line in svg_tree(page).iter(f"{NS}path")]
@@ -260,7 +276,7 @@ def test_a_plot_has_ticks_a_legend_and_its_alt_text() -> None:
     item = plot_item(log_y=True)
     page = item_html(item, fake_svg)
     tree = svg_tree(page)
-    assert tree.find(f"{NS}title").text == item["alt"]
+    assert found(tree, f"{NS}title").text == item["alt"]
     assert tree.get("aria-label") == item["alt"]
     ticks = [t.text for t in tree.iter(f"{NS}text")]
     assert {"0.1", "1"} <= set(ticks)  # powers of ten on the log axis
@@ -290,8 +306,8 @@ def test_a_boundary_is_a_grid_of_rects_with_the_points_on_top() -> None:
     assert fills[0] == fills[1] != fills[2] == fills[3]
     circles = list(tree.iter(f"{NS}circle"))
     assert len(circles) == 2 and circles[0].get("fill") == fills[0] and circles[1].get("fill") == fills[3]
-    assert float(circles[0].get("cx")) < float(circles[1].get("cx"))
-    assert tree.find(f"{NS}title").text == item["alt"] and "2 of 2 points" in item["alt"]
+    assert number(circles[0], "cx") < number(circles[1], "cx")
+    assert found(tree, f"{NS}title").text == item["alt"] and "2 of 2 points" in item["alt"]
     assert "&lt;split&gt;" in page and "<split>" not in page
 
 
@@ -434,7 +450,7 @@ def every_kind() -> set[str]:
 
 def one_of_each() -> list[dict]:
     """A real item of every kind, with text in it that would be markup if it were not escaped."""
-    items: list[dict] = []
+    items: list[Any] = []  # the items, and the live batch as the JSON text the page receives, until read back
     d = Display(items.append)
     d.show(loss(), title=NASTY)
     d.show_pair(loss(), loss(), titles=(NASTY, "b"))
@@ -480,7 +496,7 @@ def test_the_page_gets_classes_and_graphviz_placeholders_and_the_notebook_inline
         assert "data-dot" not in notebook or "<svg data-dot" in notebook
         if item["kind"] in ("graph", "sort", "sort_steps"):
             (holder,) = parse(page).find_all(lambda n: "data-dot" in n.attrs)
-            assert html.unescape(holder.attrs["data-dot"]) == item["dot"] and holder.tag == "figure"
+            assert html.unescape(holder.attrs["data-dot"] or "") == item["dot"] and holder.tag == "figure"
             assert fake_svg(item["dot"]) in notebook
 
 
@@ -488,7 +504,7 @@ def test_a_plot_is_laid_out_for_the_room_the_page_has_and_its_ticks_keep_their_s
     item = plot_item()
     for room, width in ((None, 560), (350, 350), (200, 280), (2000, 560)):
         svg = svg_tree(render(item, Look(room=room)))
-        assert svg.get("width") == str(width) and svg.get("viewBox").split()[2] == str(width)
+        assert svg.get("width") == str(width) and (svg.get("viewBox") or "").split()[2] == str(width)
         assert {t.get("class") for t in svg.iter(f"{NS}text")} == {"ember-tick", "ember-label"}
 
 
@@ -540,7 +556,8 @@ def test_a_broadcast_lines_the_shapes_up_on_the_right_and_says_which_axes_stretc
     item = one(lambda d: d.show_broadcast((3, 1), (4,), title="two shapes"))
     assert item["shape"] == [3, 4] and [o["summed"] for o in item["operands"]] == [[1], [0]]
     page = render(item)
-    rows = [[cell.text() for cell in row.children] for row in parse(page).find_all(lambda n: n.tag == "tr")]
+    rows = [[cell.text() if isinstance(cell, Node) else cell for cell in row.children]
+            for row in parse(page).find_all(lambda n: n.tag == "tr")]
     assert rows == [["", "axis 0", "axis 1"], ["a (3, 1)", "3", "1 → 4"], ["b (4,)", "missing (1) → 3", "4"],
                     ["a + b (3, 4)", "3", "4"]]
     words = text_of(page)
@@ -556,9 +573,9 @@ def test_a_broadcast_draws_each_operand_and_its_copies_cell_by_cell() -> None:
     cells = [n for n in a_big.find_all(lambda n: n.tag == "rect")]
     labels = [n.text() for n in a_big.find_all(lambda n: n.tag == "text")]
     assert len(cells) == 12 and labels == ["1.5"] * 4 + ["2"] * 4 + ["-3"] * 4
-    copies = [c for c in cells if "ember-bc-copy" in c.attrs["class"]]
+    copies = [c for c in cells if "ember-bc-copy" in (c.attrs["class"] or "")]
     assert len(copies) == 9  # each of a's three numbers once solid, three times a copy
-    assert {c.attrs["class"].split()[1] for c in cells[:4]} == {"ember-bc-0"}
+    assert {(c.attrs["class"] or "").split()[1] for c in cells[:4]} == {"ember-bc-0"}
 
 
 def test_a_broadcast_of_a_scalar_and_of_three_axes() -> None:
@@ -575,7 +592,7 @@ def test_shapes_that_do_not_fit_are_drawn_with_the_axis_that_clashes() -> None:
     assert item["shape"] is None and item["clash"] == [1]
     page = render(item)
     assert "these shapes do not fit" in text_of(page) and "<svg" not in page
-    assert len(parse(page).find_all(lambda n: "ember-bc-clash" in n.attrs.get("class", ""))) == 3
+    assert len(parse(page).find_all(lambda n: "ember-bc-clash" in (n.attrs.get("class") or ""))) == 3
 # --- tensors (show_tensor) ---
 
 
@@ -647,9 +664,9 @@ def test_a_heat_map_shades_each_number_and_names_it_in_a_tooltip() -> None:
     page = item_html(item, fake_svg)
     cells = heat_cells(page)
     assert len(cells) == 5  # the lowest number is left unshaded
-    shades = [float(rect.get("fill-opacity")) for rect in cells]
+    shades = [number(rect, "fill-opacity") for rect in cells]
     assert shades == sorted(shades) and shades[-1] == 1.0 and shades[0] < shades[-1]
-    assert [rect.find(f"{NS}title").text for rect in cells][-1] == "b, <z>: 8"
+    assert [found(rect, f"{NS}title").text for rect in cells][-1] == "b, <z>: 8"
     assert {t.text for t in svg_tree(page).iter(f"{NS}text")} >= {"a", "b", "x", "y", "<z>"}
     assert "0 (faintest) to 8 (strongest colour)" in text_of(page)
     assert svg_tree(page).get("aria-label") == item["alt"] and "shape (2, 3)" in item["alt"]

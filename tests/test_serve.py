@@ -96,8 +96,10 @@ def test_the_offline_listing_has_every_file_but_copies_maps_and_itself(folder: P
     (folder / "app.js.map").write_text("{}")
     (folder / "sw.js").write_text("// worker")
     listing = offline_listing(folder)
-    assert [file["path"] for file in listing["files"]] == ["app.js", "lesson/index.html", "plain.txt"]
-    assert listing["files"][0]["size"] == len(SCRIPT)
+    files = listing["files"]
+    assert isinstance(files, list)
+    assert [file["path"] for file in files] == ["app.js", "lesson/index.html", "plain.txt"]
+    assert files[0]["size"] == len(SCRIPT)
     (folder / "plain.txt").write_text("changed\n")
     assert offline_listing(folder)["version"] != listing["version"]  # any change makes a new version
 

@@ -102,7 +102,7 @@ def test_checks_answer_one_result_per_claim(session: Session) -> None:
 
 def test_the_module_request_builds_the_learners_files(session: Session) -> None:
     answer = json.loads(session.handle("module", json.dumps({"lab": "L12", "pieces": {}})))
-    first_lesson = {}  # every file that marks a gap, by the first lesson with a gap in it
+    first_lesson: dict[str, int] = {}  # every file that marks a gap, by the first lesson with a gap in it
     for gap in COURSE.gaps.values():
         first_lesson[gap.file] = min(first_lesson.get(gap.file, gap.number), gap.number)
     assert list(answer["files"]) == sorted(first_lesson, key=lambda name: (first_lesson[name], name))
@@ -169,7 +169,12 @@ def test_a_cell_that_made_the_collector_run_is_followed_by_a_full_collection(
     calls: list[int] = []
     collect = gc.collect
     collect()  # the counts start from 0, as in a fresh worker: the tests before may have left them near a run
-    monkeypatch.setattr(gc, "collect", lambda *args: calls.append(1) or collect(*args))
+
+    def collecting(*args: int) -> int:
+        calls.append(1)
+        return collect(*args)
+
+    monkeypatch.setattr(gc, "collect", collecting)
     assert run(session, "print(1)")["error"] is None
     assert calls == []
     code = ("from ember.scalar import Value\nx = Value(1.0)\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,7 +59,7 @@ MINE_SHAPE = COURSE.gaps["L15.broadcast_shape"].finished.replace("b))\n", "b))  
 MINE_UNBROADCAST = COURSE.gaps["L15.unbroadcast"].finished.rstrip("\n").replace(
     "    return total", "    return total  # mine, trailing spaces kept  ")
 MINE_BINARY = indented(COURSE.gaps["L15.binary"].finished, "    ") + "  # mine"
-SAVED = {
+SAVED: dict[str, Any] = {
     "pieces": {
         "L15.broadcast_shape": {"code": MINE_SHAPE, "saved": 1, "version": "earlier"},
         "L15.unbroadcast": {"code": MINE_UNBROADCAST, "saved": 2, "version": "earlier", "exact": True},

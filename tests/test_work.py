@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 from labs.checking.learner import Work, build_modules, earlier_finished, finished_pieces
 from labs.course.gaps import find_gaps
@@ -16,7 +17,7 @@ from labs.showing.outputs import SHOWN_LINES
 COURSE = load_course()
 
 
-def ask(session: Session, kind: str, payload: dict, **kwargs: object) -> dict:
+def ask(session: Session, kind: str, payload: dict, **kwargs: Any) -> dict:
     return json.loads(session.handle(kind, json.dumps({"lab": "L10", **payload}), **kwargs))
 
 
