@@ -7,7 +7,7 @@
 #    and web/ have no __init__.py: they import bench.learner_code, site_tests.harness, scripts.serve, ...);
 # 3. each lesson's checks.py on its own, since every lesson's file is named checks.py in a folder whose name is no
 #    Python name.
-# tests/test_types_checked.py holds every tracked Python file to one of them.
+# tests/test_python_wings.py holds every tracked Python file to one of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/mypy
