@@ -95,9 +95,12 @@ DISABLED_PLUGINS = (
     "@jupyterlab/audio-extension",
     "@jupyterlab/video-extension",
     "@jupyterlab/lsp-extension",
+    "@jupyterlab/notebook-extension:language-server",  # these two need the language server client
+    "@jupyterlite/application-extension:lsp-connection-manager",
     "@jupyterlab/logconsole-extension",
     "@jupyterlab/celltags-extension",
     "@jupyterlab/metadataform-extension",
+    "@jupyterlab/notebook-extension:update-raw-mimetype",  # needs the metadata forms
     "@jupyterlab/notebook-extension:tools",
     "@jupyterlab/completer-extension:inline-completer",
 )
