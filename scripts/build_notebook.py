@@ -291,7 +291,7 @@ def fetch_settings_once(app: Path) -> None:
 
 def pack_start_chunks(app: Path) -> None:
     """Concatenate the chunks the notebooks page starts with (START_CHUNKS) into one script that every app page loads
-    before JupyterLite starts (web/src/runtime/notebook-page.js, which finds it in the page): each chunk pushes its
+    right after the course's own, before JupyterLite starts: each chunk pushes its
     modules onto the app's chunk list, so the app finds them loaded and asks for none of them (any chunk left out is
     loaded as before). The packed chunks' own files are then never asked for: they are left out."""
     recorded = json.loads(START_CHUNKS.read_text())

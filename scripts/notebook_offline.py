@@ -48,12 +48,11 @@ def add_page_script(page: Path, stamp: str) -> None:
 
 
 def add_start_chunks(page: Path, src: str) -> None:
-    """Name the app's start chunks, packed into the script ``src``, in an app page: a preload link (#ember-start)
-    right before the course's script, which loads it before JupyterLite starts (web/src/runtime/notebook-page.js)."""
+    """Load the app's start chunks, packed into the script ``src``, in an app page: right after the course's script,
+    before JupyterLite's start."""
     html = page.read_text(encoding="utf-8")
     html, found = re.subn(rf'(<script src="\.\./{re.escape(PAGE_SCRIPT)}\?_=\w+"></script>)',
-                          lambda m: f'<link id="ember-start" rel="preload" as="script" href="{src}">\n    {m[1]}',
-                          html, count=1)
+                          lambda m: f'{m[1]}\n    <script src="{src}"></script>', html, count=1)
     if found != 1:
         raise SystemExit(f"{page}: the course's script is not in it: check notebook_offline.py")
     page.write_text(html, encoding="utf-8")

@@ -57,34 +57,13 @@ const state = {
 
 /** @type {Promise<void>} */
 const ready = takeOverServiceWorker();
-const packed = loadStartChunks();
-Object.assign(window, { emberNotebookReady: Promise.all([ready, packed]).then(() => {}) });
+Object.assign(window, { emberNotebookReady: ready });
 ready.then(() => {
   if (location.pathname.startsWith(new URL("notebooks/", APP).pathname)) makeKernelWorker();
   if ("serviceWorker" in navigator) navigator.serviceWorker.addEventListener("message", ({ data }) => heard(data));
   if (document.body) watchPython();
   else document.addEventListener("DOMContentLoaded", watchPython, { once: true });
 });
-
-/**
- * Load the app's start chunks, packed into one script by the build (scripts/build_notebook.py names it in the page's
- * preload link #ember-start), before JupyterLite starts: JupyterLite then finds its chunks loaded and asks for none of
- * them. Added as an async script, so that the browser compiles it off the page's thread; JupyterLite starts without it
- * if it fails (and loads its chunks one by one, as it would).
- *
- * @returns {Promise<void>}
- */
-function loadStartChunks() {
-  const link = document.getElementById("ember-start");
-  if (!(link instanceof HTMLLinkElement)) return Promise.resolve();
-  return new Promise((resolve) => {
-    const script = document.createElement("script");
-    script.src = link.href;
-    script.addEventListener("load", () => resolve(), { once: true });
-    script.addEventListener("error", () => resolve(), { once: true });
-    document.head.append(script);
-  });
-}
 
 /**
  * Make sure the notebook's own service worker controls this page before JupyterLite starts; never blocks for long
