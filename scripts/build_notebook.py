@@ -298,14 +298,14 @@ def pack_start_chunks(app: Path) -> None:
     version = notebook_offline.app_version(app)
     if recorded["jupyterlite"] != version:  # the app works without the pack (slower): built so, to record a new list
         print(f"  WARNING: {START_CHUNKS.name} was recorded for JupyterLite {recorded['jupyterlite']}, the app is "
-              f"{version}: its start chunks are not packed; run scripts/record_notebook_chunks.py", flush=True)
+              f"{version}: its start chunks are not packed; run bench/record_notebook_chunks.py", flush=True)
         return
     parts = []
     for chunk in recorded["chunks"]:
         found = [path for path in (app / "build").glob(f"{chunk}.*.js") if path.name.count(".") == 2]
         if len(found) != 1:
             raise SystemExit(f"the app's chunk {chunk} is not in build/ ({found}): "
-                             "run scripts/record_notebook_chunks.py")
+                             "run bench/record_notebook_chunks.py")
         parts.append(found[0].read_text(encoding="utf-8").rstrip("\n"))
         found[0].unlink()
     text = "\n".join(parts) + "\n"

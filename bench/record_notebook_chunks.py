@@ -2,7 +2,7 @@
 scripts/notebook-start-chunks.json (scripts/build_notebook.py packs them into one file).
 
 Run after a change of JupyterLite's version, on a site built with that version (whose start chunks are then not packed:
-the build says so): ``.venv/bin/python scripts/record_notebook_chunks.py``, then build the site again.
+the build says so): ``.venv/bin/python bench/record_notebook_chunks.py``, then build the site again.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-import build_notebook  # noqa: E402 - scripts/ is on sys.path when run as a script
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+import build_notebook  # noqa: E402 - needs scripts/ on sys.path first
 import notebook_offline  # noqa: E402
 
 from site_tests.harness import SITE, launch, served  # noqa: E402
@@ -36,10 +36,11 @@ def main() -> None:
     with sync_playwright() as playwright, served(isolate=True) as base:
         browser = launch(playwright)
         context = browser.new_context()
+        asked: list[str] = []
         for _ in range(2):
+            asked.clear()
             page = context.new_page()
-            asked: list[str] = []
-            page.on("request", lambda request, asked=asked: asked.append(request.url.split("?")[0]))
+            page.on("request", lambda request: asked.append(request.url.split("?")[0]))
             page.goto(base + NOTEBOOK)
             page.locator(CELL).first.wait_for(state="visible", timeout=180_000)
             chunks = sorted({match[1] for url in asked if (match := CHUNK.search(url))})
