@@ -70,6 +70,10 @@ KERNEL_WORKER_HOOK = (
     r'let (\w+)=(\w+)=>new Worker\(\2,\{type:"module"\}\);return crossOriginIsolated',
     r'let \1=\2=>window.__emberKernelWorker?.(\2)||new Worker(\2,{type:"module"});return crossOriginIsolated',
 )
+# The chunks the notebooks page loads as it starts (recorded in scripts/notebook-start-chunks.json), packed into one
+# file that every app page loads first: one request instead of about ninety, each through the app's service worker.
+START_CHUNKS = ROOT / "scripts" / "notebook-start-chunks.json"
+START_PACK = "ember-start"  # build/ember-start.<hash>.js
 LEFTOVERS = ("rspack.config.js", "rspack.config.analyze.js", "rspack.config.watch.js", "package.json")
 # Files of the app that the course's service worker does not save for offline use: its service workers (a browser
 # fetches those itself) and the licences of JupyterLite's parts (shipped, never asked for by the app).
@@ -77,6 +81,44 @@ NOT_SAVED = (notebook_offline.SERVICE_WORKER, notebook_offline.JUPYTERLITE_WORKE
 # Font Awesome in the formats older browsers needed: every browser that runs the app takes the .woff2 its style
 # sheet names first (2.6 MB of fonts, and their compressed copies, never asked for).
 OLD_FONTS = ("fa-*.eot", "fa-*.svg", "fa-*.ttf", "fa-*.woff")
+# Plugins the course's notebook never uses, left out of every app page (JupyterLab's disabledExtensions): each one the
+# app starts costs its activation, and each one with settings the compiling of its schema's validator (the slowest
+# part of the app's start). Outputs the course never shows (JSON, JavaScript, Mermaid, Vega, audio, video), the
+# language server client, the log console, the cell tags and metadata forms (and the notebook tools they hang on),
+# and the inline completer (Tab completion stays): nothing a learner reaches through the course. Menus, the file
+# browser, themes, completion, the tooltip, search and the table of contents stay.
+DISABLED_PLUGINS = (
+    "@jupyterlab/javascript-extension",
+    "@jupyterlab/json-extension",
+    "@jupyterlab/mermaid-extension",
+    "@jupyterlab/vega5-extension",
+    "@jupyterlab/audio-extension",
+    "@jupyterlab/video-extension",
+    "@jupyterlab/lsp-extension",
+    "@jupyterlab/notebook-extension:language-server",  # these two need the language server client
+    "@jupyterlite/application-extension:lsp-connection-manager",
+    "@jupyterlab/logconsole-extension",
+    "@jupyterlab/celltags-extension",
+    "@jupyterlab/metadataform-extension",
+    "@jupyterlab/notebook-extension:update-raw-mimetype",  # needs the metadata forms
+    "@jupyterlab/notebook-extension:tools",
+    "@jupyterlab/completer-extension:inline-completer",
+)
+# Federated extensions installed beside JupyterLite that the app need not load: jupyterlab_pygments (Pygments' colours
+# for HTML outputs that nbconvert makes; the course's outputs are its own).
+DROPPED_EXTENSIONS = ("jupyterlab_pygments",)
+# JupyterLite's settings fetch all their schemas (build/schemas/all.json, 138 kB, and all_federated.json) again for
+# every plugin whose settings are asked for, eight times a visit: each file is fetched once per page, read anew each
+# time (so no caller shares another's objects).
+SETTINGS_FETCH = (
+    r"async _getAll\((\w+)\)\{var (\w+);"
+    r"let (\w+)=null!=\(\2=(\w+)\.PageConfig\.getOption\(\"settingsUrl\"\)\)\?\2:\"/\";"
+    r"return await \(await fetch\((\w+)\.URLExt\.join\(\3,\1\)\)\)\.json\(\)\}",
+    r'async _getAll(\1){var \2;let \3=null!=(\2=\4.PageConfig.getOption("settingsUrl"))?\2:"/",'
+    r"k=\5.URLExt.join(\3,\1),c=self.__emberSettings||(self.__emberSettings=new Map);"
+    r"c.has(k)||c.set(k,fetch(k).then(r=>{if(!r.ok)throw Error(`${k}: ${r.status}`);return r.text()}));"
+    r"try{return JSON.parse(await c.get(k))}catch(e){c.delete(k);throw e}}",
+)
 
 sys.path.insert(0, str(ROOT))
 from labs.course.model import REFERENCE_DIR, load_course  # noqa: E402 - needs the repository on sys.path first
@@ -160,6 +202,7 @@ def lite_config(packages: list[str]) -> dict:
             "appName": "ember notebooks",
             "appUrl": "./notebooks",
             "contentsStorageName": STORAGE_NAME,
+            "disabledExtensions": list(DISABLED_PLUGINS),
             "settingsStorageName": f"{STORAGE_NAME}-settings",
             "litePluginSettings": {KERNEL_PLUGIN: kernel},
         },
@@ -196,12 +239,15 @@ def build(site: Path, upstream_lock: Path) -> None:
     built = json.loads((target / "jupyter-lite.json").read_text())["jupyter-config-data"]
     if built.get("litePluginSettings", {}).get(KERNEL_PLUGIN, {}).get("pyodideUrl") != PYODIDE_URL:
         raise SystemExit("the built notebook app does not load the course's Pyodide: check jupyter-lite.json")
+    drop_extensions(target)
+    fetch_settings_once(target)
     workers = {path.name.split(".")[0]: path.relative_to(target).as_posix()
                for path in (target / KERNEL_STATIC).glob("*.worker.*.js")}
     # its service worker reads the course's offline copy; its pages say more, and make the kernel's worker early
     notebook_offline.add_offline(target, workers)
     shutil.copytree(staged, target / WHEELS)
     mark_kernel_steps(target)
+    pack_start_chunks(target)
     start_from_snapshot(site, target)
     for name in LEFTOVERS:
         (target / name).unlink(missing_ok=True)
@@ -212,6 +258,61 @@ def build(site: Path, upstream_lock: Path) -> None:
     shutil.copy2(site / "assets" / "images" / "favicon.png", site / "favicon.ico")
     size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
     print(f"  notebook app: {sum(1 for p in target.rglob('*') if p.is_file())} files, {size / 1e6:.1f} MB", flush=True)
+
+
+def drop_extensions(app: Path) -> None:
+    """Leave DROPPED_EXTENSIONS out of the built app: out of its list of federated extensions, and their files."""
+    config_file = app / "jupyter-lite.json"
+    config = json.loads(config_file.read_text())
+    data = config["jupyter-config-data"]
+    kept = [ext for ext in data["federated_extensions"] if ext["name"] not in DROPPED_EXTENSIONS]
+    if len(kept) != len(data["federated_extensions"]) - len(DROPPED_EXTENSIONS):
+        raise SystemExit(f"the app's federated extensions are {[e['name'] for e in data['federated_extensions']]}: "
+                         f"check DROPPED_EXTENSIONS")
+    data["federated_extensions"] = kept
+    config_file.write_text(json.dumps(config, indent=2) + "\n")
+    for name in DROPPED_EXTENSIONS:
+        shutil.rmtree(app / "extensions" / name)
+
+
+def fetch_settings_once(app: Path) -> None:
+    """Make JupyterLite's settings fetch each of their files once per page (SETTINGS_FETCH)."""
+    found = 0
+    for chunk in sorted((app / "build").glob("*.js")):
+        text = chunk.read_text(encoding="utf-8")
+        if "async _getAll(" not in text:
+            continue
+        text, hits = re.subn(*SETTINGS_FETCH, text)
+        chunk.write_text(text, encoding="utf-8")
+        found += hits
+    if found != 1:
+        raise SystemExit(f"JupyterLite's settings fetch their files in {found} places, not 1: see SETTINGS_FETCH")
+
+
+def pack_start_chunks(app: Path) -> None:
+    """Concatenate the chunks the notebooks page starts with (START_CHUNKS) into one script that every app page loads
+    right after the course's own, before JupyterLite starts: each chunk pushes its
+    modules onto the app's chunk list, so the app finds them loaded and asks for none of them (any chunk left out is
+    loaded as before). The packed chunks' own files are then never asked for: they are left out."""
+    recorded = json.loads(START_CHUNKS.read_text())
+    version = notebook_offline.app_version(app)
+    if recorded["jupyterlite"] != version:  # the app works without the pack (slower): built so, to record a new list
+        print(f"  WARNING: {START_CHUNKS.name} was recorded for JupyterLite {recorded['jupyterlite']}, the app is "
+              f"{version}: its start chunks are not packed; run bench/record_notebook_chunks.py", flush=True)
+        return
+    parts = []
+    for chunk in recorded["chunks"]:
+        found = [path for path in (app / "build").glob(f"{chunk}.*.js") if path.name.count(".") == 2]
+        if len(found) != 1:
+            raise SystemExit(f"the app's chunk {chunk} is not in build/ ({found}): "
+                             "run bench/record_notebook_chunks.py")
+        parts.append(found[0].read_text(encoding="utf-8").rstrip("\n"))
+        found[0].unlink()
+    text = "\n".join(parts) + "\n"
+    name = f"{START_PACK}.{hashlib.sha256(text.encode()).hexdigest()[:12]}.js"
+    (app / "build" / name).write_text(text, encoding="utf-8")
+    for page in notebook_offline.PAGES:
+        notebook_offline.add_start_chunks(app / page / "index.html", f"../build/{name}")
 
 
 def mark_kernel_steps(app: Path) -> None:

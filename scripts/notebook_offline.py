@@ -47,6 +47,17 @@ def add_page_script(page: Path, stamp: str) -> None:
     page.write_text(html.replace("<head>", f"<head>\n    {tag}", 1), encoding="utf-8")
 
 
+def add_start_chunks(page: Path, src: str) -> None:
+    """Load the app's start chunks, packed into the script ``src``, in an app page: right after the course's script,
+    before JupyterLite's start."""
+    html = page.read_text(encoding="utf-8")
+    html, found = re.subn(rf'(<script src="\.\./{re.escape(PAGE_SCRIPT)}\?_=\w+"></script>)',
+                          lambda m: f'{m[1]}\n    <script src="{src}"></script>', html, count=1)
+    if found != 1:
+        raise SystemExit(f"{page}: the course's script is not in it: check notebook_offline.py")
+    page.write_text(html, encoding="utf-8")
+
+
 def add_offline(app: Path, kernel_workers: dict[str, str]) -> None:
     """Put the course's service worker and page script into the built app ``app`` (site/notebook/); the page script
     makes the kernel's worker (``kernel_workers``: its two builds, "comlink" and "coincident", paths in the app)."""
