@@ -510,3 +510,24 @@ def test_a_size_past_its_limit_never_reads_as_the_limit() -> None:
     assert over(MAX_INPUT_BYTES + 1, MAX_INPUT_BYTES) == "more than 4 MiB"
     assert over(5 * 2**20, MAX_INPUT_BYTES) == "5 MiB"
     assert over(int(4.06 * 2**20), MAX_INPUT_BYTES) == "4.1 MiB"
+
+
+def test_every_reader_of_a_given_path_says_what_is_wrong_with_it(tmp_path: Path) -> None:
+    from labs.checking.on_disk import UsageError, read_text
+    from labs.frontends.cli import _read_given
+    from labs.work.work_file import WorkFileError, read_file
+
+    folder, missing = tmp_path / "dir", tmp_path / "nope"
+    folder.mkdir()
+    readers: list[tuple[Callable[[Path], object], type[Exception], str, str]] = [
+        (lambda path: read_file(path, 10), WorkFileError, "is a folder, not a file", "$"),
+        (read_text, UsageError, "cannot read .*: Is a directory", r" \(write one with `python -m labs start L01`\)$"),
+        (lambda path: _read_given([path]), UsageError, "is a folder: give the work file", "$"),
+    ]
+    for read, error, on_folder, after_missing in readers:
+        with pytest.raises(error, match=on_folder):
+            read(folder)
+        with pytest.raises(error, match="^no such file: .*nope" + after_missing):
+            read(missing)
+        with pytest.raises(error, match="is not a regular file"):
+            read(Path("/dev/null"))

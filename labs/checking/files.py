@@ -97,6 +97,22 @@ def read_limited(path: Path, limit: int) -> bytes:
         return b"".join(chunks)
 
 
+def read_or_refuse(path: Path, limit: int, name: str, missing: str = "", folder: str | None = None) -> bytes:
+    """``read_limited``, every way the read can fail a ReadRefused whose message a learner reads: ``name`` is the
+    file as shown, ``missing`` follows "no such file: NAME", ``folder`` is what to say of a folder (else the
+    system's words). A file larger than ``limit`` is the caller's to word (its bytes go up to ``limit + 1``)."""
+    try:
+        return read_limited(path, limit)
+    except ReadRefused:
+        raise
+    except FileNotFoundError:
+        raise ReadRefused(f"no such file: {name}{missing}") from None
+    except IsADirectoryError as error:
+        raise ReadRefused(folder or f"cannot read {name}: {error.strerror}") from None
+    except OSError as error:
+        raise ReadRefused(f"cannot read {name}: {error.strerror}") from None
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` as the file ``path``: into a new temporary file in the same folder, flushed to disk, then
     moved in place. If anything fails, the file at ``path`` is as it was and no temporary file is left.

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from labs.checking.earlier import EarlierFault
-from labs.checking.files import PATH_LIMIT, ReadRefused, over, read_limited, shown, size_text
+from labs.checking.files import PATH_LIMIT, ReadRefused, over, read_or_refuse, shown, size_text
 from labs.checking.pipeline import LOAD_HINT_CLI, Report, check_lesson
 from labs.course.model import Course, Lesson
 
@@ -25,13 +25,9 @@ def read_text(path: Path) -> str:
     """A learner file's text (line ends as Python reads them), read no further than its limit."""
     name = shown(path, PATH_LIMIT)
     try:
-        data = read_limited(path, MAX_INPUT_BYTES)
+        data = read_or_refuse(path, MAX_INPUT_BYTES, name, " (write one with `python -m labs start L01`)")
     except ReadRefused as error:
         raise UsageError(str(error)) from None
-    except FileNotFoundError:
-        raise UsageError(f"no such file: {name} (write one with `python -m labs start L01`)") from None
-    except OSError as error:
-        raise UsageError(f"cannot read {name}: {error.strerror}") from None
     if len(data) > MAX_INPUT_BYTES:
         raise UsageError(f"{name} is {over(len(data), MAX_INPUT_BYTES)}; a learner file has at most "
                          f"{size_text(MAX_INPUT_BYTES)}")

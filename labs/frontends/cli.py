@@ -10,7 +10,16 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
-from labs.checking.files import PATH_LIMIT, ReadRefused, escaped, over, read_limited, shown, write_atomic
+from labs.checking.files import (
+    PATH_LIMIT,
+    ReadRefused,
+    escaped,
+    over,
+    read_limited,
+    read_or_refuse,
+    shown,
+    write_atomic,
+)
 from labs.checking.learner import INIT_SOURCE, Work, earlier_finished, module_sources, read_pieces
 from labs.checking.on_disk import UsageError, check_files, read_text, sources_beside
 from labs.course.gaps import GapSyntaxError, find_gaps
@@ -202,17 +211,11 @@ def _read_given(paths: list[Path]) -> list[tuple[str, bytes]]:
     files: list[tuple[str, bytes]] = []
     left = MAX_INPUT_BYTES
     for path in paths:
+        folder = f"{_path(path)} is a folder: give the work file (ember-work-….zip) or your .py files"
         try:
-            data = read_limited(path, left)
+            data = read_or_refuse(path, left, _path(path), folder=folder)
         except ReadRefused as error:
             raise UsageError(str(error)) from None
-        except FileNotFoundError:
-            raise UsageError(f"no such file: {_path(path)}") from None
-        except IsADirectoryError:
-            raise UsageError(f"{_path(path)} is a folder: give the work file (ember-work-….zip) or your .py "
-                             "files") from None
-        except OSError as error:
-            raise UsageError(f"cannot read {_path(path)}: {error.strerror}") from None
         if len(data) > left:
             read = MAX_INPUT_BYTES - left + len(data)
             if len(paths) == 1:

@@ -58,7 +58,7 @@ from datetime import date
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from labs.checking.files import PATH_LIMIT, ReadRefused, over, read_limited, size_text
+from labs.checking.files import PATH_LIMIT, ReadRefused, over, read_or_refuse, size_text
 from labs.checking.files import shown as _safe
 from labs.checking.learner import INIT_SOURCE, PACKAGE
 from labs.course.gaps import (
@@ -686,16 +686,11 @@ def read_work_files(files: list[tuple[str, bytes]], course: Course | None = None
 
 def read_file(path: Path, limit: int) -> bytes:
     """A file's bytes, at most ``limit`` of them: a WorkFileError for a larger file, a folder, a device or a pipe."""
+    name = _safe(path, PATH_LIMIT)
     try:
-        data = read_limited(path, limit)
+        data = read_or_refuse(path, limit, name, folder=f"{name} is a folder, not a file")
     except ReadRefused as error:
         raise WorkFileError(str(error)) from None
-    except FileNotFoundError:
-        raise WorkFileError(f"no such file: {_safe(path, PATH_LIMIT)}") from None
-    except IsADirectoryError:
-        raise WorkFileError(f"{_safe(path, PATH_LIMIT)} is a folder, not a file") from None
-    except OSError as error:
-        raise WorkFileError(f"cannot read {_safe(path, PATH_LIMIT)}: {error.strerror}") from None
     if len(data) > limit:
         raise WorkFileError(f"{_safe(path, PATH_LIMIT)} is {over(len(data), limit)}; at most {size_text(limit)} "
                             "is read from it")
