@@ -68,6 +68,15 @@ class _Deadline:
         self.seconds = seconds
         self.allowed = seconds
         self.factor: float | None = None  # the stretch, once measured
+        self.ends = time.monotonic() + seconds  # for a deadline polled as the code runs (check)
+
+    def check(self) -> None:
+        """For a deadline polled as the code runs: raise once the time allowed, stretched if need be, is over."""
+        if time.monotonic() > self.ends:
+            extra = self.more()
+            if not extra:
+                raise self.exceeded()
+            self.ends = time.monotonic() + extra
 
     def more(self) -> float:
         """The time allowed so far has run out: the seconds more this machine gets (0: none, the limit is over)."""
@@ -207,15 +216,9 @@ def _interrupt_deadline(seconds: float) -> Iterator[None]:
 @contextmanager
 def _traced_deadline(seconds: float, watched_files: frozenset[str]) -> Iterator[None]:
     deadline = _Deadline(seconds)
-    ends = time.monotonic() + seconds
 
     def on_line(frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
-        nonlocal ends
-        if time.monotonic() > ends:
-            extra = deadline.more()
-            if not extra:
-                raise deadline.exceeded()
-            ends = time.monotonic() + extra
+        deadline.check()
         return on_line
 
     def on_call(frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
@@ -274,17 +277,11 @@ def _monitored_deadline(seconds: float, watched_files: frozenset[str]) -> Iterat
     if tool is None:
         raise RuntimeError("every sys.monitoring tool id is in use")
     deadline = _Deadline(seconds)
-    ends = time.monotonic() + seconds
 
     def watch(code: Any, *_: int) -> object:
-        nonlocal ends
         if code.co_filename not in watched_files:
             return monitoring.DISABLE  # this place of other code is never reported again
-        if time.monotonic() > ends:
-            extra = deadline.more()
-            if not extra:
-                raise deadline.exceeded()
-            ends = time.monotonic() + extra
+        deadline.check()
         return None
 
     monitoring.use_tool_id(tool, "ember time limit")
