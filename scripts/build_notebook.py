@@ -325,7 +325,10 @@ def mark_kernel_steps(app: Path) -> None:
         text = worker.read_text(encoding="utf-8")
         if text.count(awaited) != 1:
             raise SystemExit(f"the kernel's worker {worker.name} does not start as expected: check KERNEL_STEPS")
-        worker.write_text(text.replace(awaited, 'performance.mark("kernel: start"),' + marked), encoding="utf-8")
+        # Once started, the kernel tells its page (web/notebook/kernel-start.js's `started`): the notebook's status
+        # says "ready" on that, not on the toolbar alone (which says "idle" before there is a kernel too).
+        started = marked + ",self.__emberKernel?.started?.()"
+        worker.write_text(text.replace(awaited, 'performance.mark("kernel: start"),' + started), encoding="utf-8")
     if len(workers) != 2:
         raise SystemExit(f"expected the kernel's two workers (comlink, coincident), found {[w.name for w in workers]}")
 

@@ -214,6 +214,10 @@
       }
       return load(plain);
     },
+    /** The kernel has started (its Python, files, packages and globals): the page is told (notebook-page.js). */
+    started() {
+      self.postMessage({ emberKernel: "started" });
+    },
     /** Before a request: the first cell runs at once, anything else waits for the wheels' files. */
     async before(/** @type {string} */ kind) {
       if (!python) return;

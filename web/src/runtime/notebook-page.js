@@ -110,6 +110,10 @@ function active(registration) {
   });
 }
 
+/** The worker made early said its kernel has started (web/notebook/kernel-start.js); `onKernelStarted` is told. */
+let kernelStarted = false;
+let onKernelStarted = () => {};
+
 /**
  * Make the kernel's worker now (it starts Python at once), for the kernel to take when it asks for its worker: the
  * build of the worker the kernel would choose, at the address it would ask for; anything else makes its own.
@@ -124,6 +128,11 @@ function makeKernelWorker() {
   } catch {
     return; // the kernel makes its own
   }
+  worker.addEventListener("message", ({ data }) => {
+    if (data?.emberKernel !== "started") return;
+    kernelStarted = true;
+    onKernelStarted();
+  });
   const ending = setTimeout(() => {
     worker?.terminate();
     worker = null;
@@ -141,13 +150,14 @@ function makeKernelWorker() {
 
 /**
  * Follow the kernel's state as the notebook's toolbar shows it (its execution indicator says "idle" before there is
- * a kernel too: Python is ready only once it has been seen starting); once ready a while, save the notebook.
+ * a kernel too: Python is ready only once the kernel's worker made early has said it started, or the indicator has
+ * been seen starting); once ready a while, save the notebook.
  */
 function watchPython() {
   /** @type {ReturnType<typeof setTimeout> | undefined} */
   let saving;
   let asked = false;
-  let started = false;
+  let started = kernelStarted;
   let ran = false; // a cell has run
   const look = (/** @type {MutationRecord[]} */ changes = []) => {
     const indicator = document.querySelector(".jp-Notebook-ExecutionIndicator");
@@ -176,6 +186,10 @@ function watchPython() {
     attributeFilter: ["data-status"],
     attributeOldValue: true,
   });
+  onKernelStarted = () => {
+    started = true;
+    look();
+  };
   look();
   show(); // "starting" at once: never a silent wait
 }
