@@ -103,6 +103,9 @@ DISABLED_PLUGINS = (
     "@jupyterlab/notebook-extension:update-raw-mimetype",  # needs the metadata forms
     "@jupyterlab/notebook-extension:tools",
     "@jupyterlab/completer-extension:inline-completer",
+    # "Not Trusted" in the menu bar: the course's notebooks come without outputs, so there is nothing to trust, and
+    # the word only alarms a learner (and at a phone's width it did not fit).
+    "@jupyter-notebook/notebook-extension:trusted",
 )
 # Federated extensions installed beside JupyterLite that the app need not load: jupyterlab_pygments (Pygments' colours
 # for HTML outputs that nbconvert makes; the course's outputs are its own).
@@ -205,6 +208,8 @@ def lite_config(packages: list[str]) -> dict:
             "disabledExtensions": list(DISABLED_PLUGINS),
             "settingsStorageName": f"{STORAGE_NAME}-settings",
             "litePluginSettings": {KERNEL_PLUGIN: kernel},
+            # The app's light or dark theme follows the learner's system, as the lessons' scheme does.
+            "settingsOverrides": {"@jupyterlab/apputils-extension:themes": {"adaptive-theme": True}},
         },
     }
 

@@ -517,8 +517,12 @@ def test_the_kernel_starts_from_its_snapshot_then_imports_completes_and_reads_in
 @pytest.mark.fresh_profile
 def test_without_its_snapshot_the_kernel_starts_the_long_way(page: Page, context: BrowserContext,
                                                              base_url: str) -> None:
-    """A snapshot that does not come (a host that fails to send it) costs time, not the notebook."""
+    """A snapshot that does not come (a host that fails to send it) costs time, not the notebook. (And a learner
+    whose system prefers dark gets the app's dark theme, without a "Not Trusted" the course has no use for.)"""
+    page.emulate_media(color_scheme="dark")
     context.route("**/notebook/kernel/*.snapshot", lambda route: route.fulfill(status=503, body="busy"))
     start, marks = started_straight(page, base_url)
     expect(start).to_contain_text("Your engine: ember/nudge.py")
     assert "kernel: initGlobals" in marks and "kernel: snapshot restored" not in marks, marks
+    expect(page.locator("body")).to_have_attribute("data-jp-theme-light", "false")
+    expect(page.get_by_text("Not Trusted")).to_have_count(0)
