@@ -460,14 +460,18 @@ function meterDownloads(tell, fetcher) {
   /** @param {boolean} force  report even if the last report was less than PROGRESS_MS ago */
   const report = (force) => {
     if (stopped || !sizes || (!force && performance.now() - told < PROGRESS_MS)) return;
-    told = performance.now();
     const fetched = sizes.filter(([url]) => !saved.has(url));
     const total = fetched.reduce((sum, [, size]) => sum + size, 0);
     const loaded = fetched.reduce((sum, [url, size]) => sum + Math.min(counted.get(url) || 0, size), 0);
+    /** @type {BootProgress | null} */
+    let news = null;
     if (loaded >= total)
-      tell({ phase: "starting", saved: saved.size > 0 }); // every file is in: the rest is Python's start
-    else if (network) tell({ phase: "downloading", loaded, total });
-    else if (saved.size) tell({ phase: "starting", saved: true }); // so far every file came from a saved copy
+      news = { phase: "starting", saved: saved.size > 0 }; // every file is in: Python's start
+    else if (network) news = { phase: "downloading", loaded, total };
+    else if (saved.size) news = { phase: "starting", saved: true }; // so far every file came from a saved copy
+    if (!news) return; // nothing to tell yet: the next report is not held back by this one
+    told = performance.now();
+    tell(news);
   };
   /** @type {string[] | null} */
   let unsized = []; // files whose timing gave no sizes, come before the manifest's answer said where it came from
