@@ -23,7 +23,10 @@ SCRATCH_LINE = "# Scratch: try anything here."
 RESTART_NOTE = (
     "Changed a file in `ember/`? Run the first cell again: it forgets the `ember` modules imported so far, "
     "so the next `import` reads your files afresh. Objects made before that keep their old class. "
-    "For a clean start, restart the kernel (**Kernel → Restart Kernel**), then run the first cell."
+    "For a clean start, restart the kernel (**Kernel → Restart Kernel**), then run the first cell. "
+    "A cell that never ends is stopped the same way: in this notebook the Interrupt button (■) cannot stop a cell "
+    "that is running (the lesson page's Stop can). A restart keeps your files in `ember/`; the names your cells made "
+    "are gone."
 )
 
 
