@@ -95,7 +95,8 @@ DISABLED_PLUGINS = (
     "@jupyterlab/audio-extension",
     "@jupyterlab/video-extension",
     "@jupyterlab/lsp-extension",
-    "@jupyterlab/notebook-extension:language-server",  # these two need the language server client
+    "@jupyterlab/notebook-extension:language-server",  # these three need the language server client
+    "@jupyterlab/fileeditor-extension:language-server",
     "@jupyterlite/application-extension:lsp-connection-manager",
     "@jupyterlab/logconsole-extension",
     "@jupyterlab/celltags-extension",
@@ -106,6 +107,18 @@ DISABLED_PLUGINS = (
     # "Not Trusted" in the menu bar: the course's notebooks come without outputs, so there is nothing to trust, and
     # the word only alarms a learner (and at a phone's width it did not fit).
     "@jupyter-notebook/notebook-extension:trusted",
+    # Parts of JupyterLab a course notebook has no use for: terminals (JupyterLite has none to open), the workspaces
+    # menu and sidebar (JupyterLite's own workspace router stays: its URL resolver needs it), viewers of CSV, PDF and
+    # HTML files (the learner's drive holds notebooks and ember/*.py), and the REPL app's plugins (the REPL is not
+    # built). Each costs its activation and, with settings, its validator's compiling: in alternating runs of
+    # `bench/site.py --notebook` (bench/RESULTS.md, 2026-12-07 05:05), a warm visit's first output came 0.17–0.45 s
+    # sooner; a cold one's differences were within the machine's noise.
+    "@jupyterlab/terminal-extension",
+    "@jupyterlab/workspaces-extension",
+    "@jupyterlab/csvviewer-extension",
+    "@jupyterlab/pdf-extension",
+    "@jupyterlab/htmlviewer-extension",
+    "@jupyterlite/repl-extension",
 )
 # Federated extensions installed beside JupyterLite that the app need not load: jupyterlab_pygments (Pygments' colours
 # for HTML outputs that nbconvert makes; the course's outputs are its own).
