@@ -111,7 +111,7 @@ DISABLED_PLUGINS = (
     # menu and sidebar (JupyterLite's own workspace router stays: its URL resolver needs it), viewers of CSV, PDF and
     # HTML files (the learner's drive holds notebooks and ember/*.py), and the REPL app's plugins (the REPL is not
     # built). Each costs its activation and, with settings, its validator's compiling: in alternating runs of
-    # `bench/site.py --notebook` (bench/RESULTS.md, 2026-12-07 05:05), a warm visit's first output came 0.17–0.45 s
+    # `bench/site.py --notebook` (bench/RESULTS.md, 2026-12-07 05:05), a warm visit's first output came 0.17 and 0.27 s
     # sooner; a cold one's differences were within the machine's noise.
     "@jupyterlab/terminal-extension",
     "@jupyterlab/workspaces-extension",
