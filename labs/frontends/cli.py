@@ -211,16 +211,17 @@ def _read_given(paths: list[Path]) -> list[tuple[str, bytes]]:
     files: list[tuple[str, bytes]] = []
     left = MAX_INPUT_BYTES
     for path in paths:
-        folder = f"{_path(path)} is a folder: give the work file (ember-work-….zip) or your .py files"
+        name = _path(path)
+        folder = f"{name} is a folder: give the work file (ember-work-….zip) or your .py files"
         try:
-            data = read_or_refuse(path, left, _path(path), folder=folder)
+            data = read_or_refuse(path, left, name, folder=folder)
         except ReadRefused as error:
             raise UsageError(str(error)) from None
         if len(data) > left:
             read = MAX_INPUT_BYTES - left + len(data)
             if len(paths) == 1:
                 kind = "learner file" if path.suffix.lower() == ".py" else "work file"
-                raise UsageError(f"{_path(path)} is {over(read, MAX_INPUT_BYTES)}; a {kind} has at most "
+                raise UsageError(f"{name} is {over(read, MAX_INPUT_BYTES)}; a {kind} has at most "
                                  f"{size_text(MAX_INPUT_BYTES)}")
             raise UsageError(f"the files given are {over(read, MAX_INPUT_BYTES)} together; learner files hold at "
                              f"most {size_text(MAX_INPUT_BYTES)} in all")

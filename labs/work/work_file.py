@@ -692,7 +692,7 @@ def read_file(path: Path, limit: int) -> bytes:
     except ReadRefused as error:
         raise WorkFileError(str(error)) from None
     if len(data) > limit:
-        raise WorkFileError(f"{_safe(path, PATH_LIMIT)} is {over(len(data), limit)}; at most {size_text(limit)} "
+        raise WorkFileError(f"{name} is {over(len(data), limit)}; at most {size_text(limit)} "
                             "is read from it")
     return data
 
