@@ -135,6 +135,29 @@ SETTINGS_FETCH = (
     r"c.has(k)||c.set(k,fetch(k).then(r=>{if(!r.ok)throw Error(`${k}: ${r.status}`);return r.text()}));"
     r"try{return JSON.parse(await c.get(k))}catch(e){c.delete(k);throw e}}",
 )
+# A notebook's kernel was sometimes not started but asked for ("Select Kernel", a dialog a learner has no reason to
+# meet: the course has one kernel), and a Shift+Enter pressed as soon as the cells showed was sometimes dropped without
+# a word (its prompt stayed "[ ]"). Two races, each mended where it is decided:
+# - JupyterLab chooses the kernel to start from the list of kernels on offer, and a start that came before that list
+#   had arrived found none to choose: a start now waits for the list (its first request, which never fails).
+KERNEL_START_WAITS_FOR_SPECS = (
+    r"async startKernel\(\)\{let (\w+),(\w+)=this\.kernelPreference;",
+    r"async startKernel(){await this.specsManager.ready;let \1,\2=this.kernelPreference;",
+)
+# - The cells show a moment before the notebook starts its kernel (JupyterLab first lists the notebook's checkpoints,
+#   then sets the kernel the notebook names and starts it); a cell run in that moment started a kernel of its own,
+#   without the notebook's kernel name. A cell run with no kernel in its session now waits (at most 30 s) for the
+#   notebook's own start to begin, then for it to end (the session's initialize(): a second call answers the first's
+#   promise), and then runs. Only if there is still no kernel, and that start did not already ask (a dialog of its
+#   own), does it start one or ask, as before (after Kernel → Shut Down, say).
+RUN_WAITS_FOR_START = (
+    r"if\((\w+)\.hasNoKernel&&await \1\.startKernel\(\)&&(\w+)&&await \2\.selectKernel\(\1\),\1\.hasNoKernel\)",
+    r"let __emberAsked=!1;if(!(\1.session&&\1.session.kernel)){for(let __emberWait=0;!(\1.session&&\1.session.kernel)"
+    r"&&!\1._initializing&&!\1.isDisposed&&__emberWait<600;__emberWait++)"
+    r"await new Promise(__emberGo=>setTimeout(__emberGo,50));"
+    r"\1.session&&\1.session.kernel||(__emberAsked=await \1.initialize().catch(()=>!0))}"
+    r"if(\1.hasNoKernel&&!__emberAsked&&await \1.startKernel()&&\2&&await \2.selectKernel(\1),\1.hasNoKernel)",
+)
 
 sys.path.insert(0, str(ROOT))
 from labs.course.model import REFERENCE_DIR, load_course  # noqa: E402 - needs the repository on sys.path first
@@ -259,6 +282,7 @@ def build(site: Path, upstream_lock: Path) -> None:
         raise SystemExit("the built notebook app does not load the course's Pyodide: check jupyter-lite.json")
     drop_extensions(target)
     fetch_settings_once(target)
+    start_the_notebooks_kernel(target)
     workers = {path.name.split(".")[0]: path.relative_to(target).as_posix()
                for path in (target / KERNEL_STATIC).glob("*.worker.*.js")}
     # its service worker reads the course's offline copy; its pages say more, and make the kernel's worker early
@@ -305,6 +329,22 @@ def fetch_settings_once(app: Path) -> None:
         found += hits
     if found != 1:
         raise SystemExit(f"JupyterLite's settings fetch their files in {found} places, not 1: see SETTINGS_FETCH")
+
+
+def start_the_notebooks_kernel(app: Path) -> None:
+    """Mend the two races of a notebook's kernel start (KERNEL_START_WAITS_FOR_SPECS, RUN_WAITS_FOR_START): each
+    pattern must be found once in the app's chunks."""
+    for name, (pattern, replacement) in (("KERNEL_START_WAITS_FOR_SPECS", KERNEL_START_WAITS_FOR_SPECS),
+                                         ("RUN_WAITS_FOR_START", RUN_WAITS_FOR_START)):
+        found = 0
+        for chunk in sorted((app / "build").glob("*.js")):
+            text = chunk.read_text(encoding="utf-8")
+            text, hits = re.subn(pattern, replacement, text)
+            if hits:
+                chunk.write_text(text, encoding="utf-8")
+                found += hits
+        if found != 1:
+            raise SystemExit(f"JupyterLab's code for {name} was found {found} times in the app, not once: see {name}")
 
 
 def pack_start_chunks(app: Path) -> None:

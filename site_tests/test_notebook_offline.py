@@ -25,7 +25,6 @@ from .test_notebook import (
     kernel_idle,
     open_lesson_10_with_breadth_first_walk,
     open_notebook,
-    pick_the_python_kernel,
     run_notebook_cell,
 )
 
@@ -65,7 +64,6 @@ def notebook_page(context: BrowserContext, url: str, watch: Watch) -> Page:
     """The notebook opened in a new tab by its address, as a learner's bookmark or history opens it."""
     notebook = context.new_page()
     notebook.on("pageerror", lambda error: watch.errors.append(str(error)))
-    notebook.add_locator_handler(notebook.locator(".jp-Dialog", has_text="Select Kernel"), pick_the_python_kernel)
     notebook.goto(url + NOTEBOOK_L10)
     return notebook
 
