@@ -240,6 +240,8 @@ def lite_config(packages: list[str]) -> dict:
         "jupyter-config-data": {
             "appName": "ember notebooks",
             "appUrl": "./notebooks",
+            # The tab's icon: the course's own (JupyterLite names one of its JupyterLab app, which is not built).
+            "faviconUrl": "./favicon.ico",
             "contentsStorageName": STORAGE_NAME,
             "disabledExtensions": list(DISABLED_PLUGINS),
             "settingsStorageName": f"{STORAGE_NAME}-settings",
@@ -290,14 +292,16 @@ def build(site: Path, upstream_lock: Path) -> None:
     shutil.copytree(staged, target / WHEELS)
     mark_kernel_steps(target)
     pack_start_chunks(target)
+    preload_start_files(target)
     start_from_snapshot(site, target)
     for name in LEFTOVERS:
         (target / name).unlink(missing_ok=True)
     for pattern in OLD_FONTS:
         for font in (target / "build").glob(pattern):
             font.unlink()
-    # The app's editor asks for the host's /favicon.ico; the course's own icon answers it.
+    # The app's editor asks for the host's /favicon.ico, its pages for the app's (faviconUrl): the course's own icon.
     shutil.copy2(site / "assets" / "images" / "favicon.png", site / "favicon.ico")
+    shutil.copy2(site / "assets" / "images" / "favicon.png", target / "favicon.ico")
     size = sum(p.stat().st_size for p in target.rglob("*") if p.is_file())
     print(f"  notebook app: {sum(1 for p in target.rglob('*') if p.is_file())} files, {size / 1e6:.1f} MB", flush=True)
 
@@ -371,6 +375,34 @@ def pack_start_chunks(app: Path) -> None:
     (app / "build" / name).write_text(text, encoding="utf-8")
     for page in notebook_offline.PAGES:
         notebook_offline.add_start_chunks(app / page / "index.html", f"../build/{name}")
+
+
+def preload_start_files(app: Path) -> None:
+    """Ask for the files an app page fetches one after another as it starts, as soon as the page is read: JupyterLite's
+    configuration script, the configuration files it then reads (jupyter-lite.json and .ipynb, and index.html, of the
+    page's folder and the app's), the settings' schemas, and the kernel extension's entry script. Each was asked for
+    only once the one before had come; the browser hands each preloaded answer to the request that wants it."""
+    config = json.loads((app / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    entries = [f"{ext['name']}/{ext['load']}" for ext in config["federated_extensions"]]
+    for page in notebook_offline.PAGES:
+        html_file = app / page / "index.html"
+        html = html_file.read_text(encoding="utf-8")
+        found = re.findall(r"import\(\s*'(\.\./config-utils\.js\?_=\w+)'", html)
+        if len(found) != 1:
+            raise SystemExit(f"{html_file}: JupyterLite's configuration script imported {len(found)} times, not once")
+        links = [f'<link rel="modulepreload" href="{found[0]}">']
+        links += [f'<link rel="preload" as="fetch" crossorigin="anonymous" href="{folder}{name}">'
+                  for folder in ("", "../") for name in ("jupyter-lite.json", "jupyter-lite.ipynb", "index.html")
+                  if (app / page / folder / name).exists()]
+        links += [f'<link rel="preload" as="fetch" crossorigin="anonymous" href="../build/schemas/{name}">'
+                  for name in ("all.json", "all_federated.json") if (app / "build" / "schemas" / name).exists()]
+        links += [f'<link rel="preload" as="script" href="../extensions/{entry}">' for entry in entries]
+        tags = "".join(f"\n    {link}" for link in links)
+        html, hits = re.subn(rf'(<script src="\.\./build/{START_PACK}\.\w+\.js"></script>)',
+                             lambda m, tags=tags: m[1] + tags, html, count=1)
+        if hits != 1:
+            raise SystemExit(f"{html_file}: the packed start chunks are not loaded in it: see pack_start_chunks")
+        html_file.write_text(html, encoding="utf-8")
 
 
 def mark_kernel_steps(app: Path) -> None:

@@ -476,6 +476,28 @@ def test_shift_enter_as_soon_as_the_cells_show_runs_the_start_cell_on_the_notebo
         notebook.close()
 
 
+PRELOADS = """() => {
+  const preloaded = [...document.querySelectorAll('link[rel=preload]:not([id]), link[rel=modulepreload]')]
+    .map((link) => link.href);
+  const asked = performance.getEntriesByType("resource").map((entry) => entry.name);
+  return preloaded.map((url) => [url, asked.filter((name) => name === url).length]);
+}"""
+
+
+@pytest.mark.fresh_profile
+def test_the_files_an_app_page_preloads_are_each_asked_for_once(context: BrowserContext, base_url: str) -> None:
+    """Each file a notebook app page preloads (scripts/build_notebook.py) is the very request JupyterLite makes for
+    it: asked for once. A preload the app's own request did not match would be fetched twice."""
+    for page_path in ("notebooks/index.html?path=L10.ipynb", "tree/index.html"):
+        page = context.new_page()
+        page.goto(base_url + "notebook/" + page_path)
+        expect(page.locator(".jp-DirListing, .jp-Notebook").first).to_be_visible(timeout=BOOT_MS)
+        counts = page.evaluate(PRELOADS)
+        assert len(counts) >= 9, counts  # config-utils.js, six configuration files, the schemas, the kernel's entry
+        assert all(count == 1 for _, count in counts), counts
+        page.close()
+
+
 @pytest.mark.long
 @pytest.mark.fresh_profile  # JupyterLite's drive needs its service worker, which the shared profile blocks
 def test_the_kernel_starts_from_its_snapshot_then_imports_completes_and_reads_input(page: Page,
