@@ -399,7 +399,7 @@ def preload_start_files(app: Path) -> None:
         links += [f'<link rel="preload" as="script" href="../extensions/{entry}">' for entry in entries]
         tags = "".join(f"\n    {link}" for link in links)
         html, hits = re.subn(rf'(<script src="\.\./build/{START_PACK}\.\w+\.js"></script>)',
-                             lambda m, tags=tags: m[1] + tags, html, count=1)
+                             r"\g<1>" + tags.replace("\\", "\\\\"), html, count=1)
         if hits != 1:
             raise SystemExit(f"{html_file}: the packed start chunks are not loaded in it: see pack_start_chunks")
         html_file.write_text(html, encoding="utf-8")
