@@ -158,6 +158,21 @@ RUN_WAITS_FOR_START = (
     r"\1.session&&\1.session.kernel||(__emberAsked=await \1.initialize().catch(()=>!0))}"
     r"if(\1.hasNoKernel&&!__emberAsked&&await \1.startKernel()&&\2&&await \2.selectKernel(\1),\1.hasNoKernel)",
 )
+# The browser tab's title: Notebook's own plugin names the notebook ("L10"), and JupyterLab's workspace state, saved as
+# the learner works, put back the app's name ("ember notebooks") each time, so every notebook tab read the same. The
+# state's title is now left alone while a notebook or file is open.
+TAB_TITLE_KEEPS_THE_FILE = (
+    r'(currentWidget:(\w+)\}=[^`]{0,400}?\2 instanceof (\w+)\.DocumentWidget\?.{0,600}?)'
+    r'else document\.title=(`\$\{(\w+)\.PageConfig\.getOption\("appName"\)\|\|"JupyterLab"\}'
+    r'\$\{"default"===(\w+)\?"":` \(\$\{\6\}\)`\}`)\}',
+    r"\1else \2 instanceof \3.DocumentWidget||(document.title=\4)}",
+)
+# JupyterLab's code mended in the built app: each pattern must be found exactly once in the app's chunks.
+JUPYTERLAB_MENDS = (
+    ("KERNEL_START_WAITS_FOR_SPECS", KERNEL_START_WAITS_FOR_SPECS),
+    ("RUN_WAITS_FOR_START", RUN_WAITS_FOR_START),
+    ("TAB_TITLE_KEEPS_THE_FILE", TAB_TITLE_KEEPS_THE_FILE),
+)
 
 sys.path.insert(0, str(ROOT))
 from labs.course.model import REFERENCE_DIR, load_course  # noqa: E402 - needs the repository on sys.path first
@@ -284,7 +299,7 @@ def build(site: Path, upstream_lock: Path) -> None:
         raise SystemExit("the built notebook app does not load the course's Pyodide: check jupyter-lite.json")
     drop_extensions(target)
     fetch_settings_once(target)
-    start_the_notebooks_kernel(target)
+    mend_jupyterlab(target)
     workers = {path.name.split(".")[0]: path.relative_to(target).as_posix()
                for path in (target / KERNEL_STATIC).glob("*.worker.*.js")}
     # its service worker reads the course's offline copy; its pages say more, and make the kernel's worker early
@@ -335,11 +350,9 @@ def fetch_settings_once(app: Path) -> None:
         raise SystemExit(f"JupyterLite's settings fetch their files in {found} places, not 1: see SETTINGS_FETCH")
 
 
-def start_the_notebooks_kernel(app: Path) -> None:
-    """Mend the two races of a notebook's kernel start (KERNEL_START_WAITS_FOR_SPECS, RUN_WAITS_FOR_START): each
-    pattern must be found once in the app's chunks."""
-    for name, (pattern, replacement) in (("KERNEL_START_WAITS_FOR_SPECS", KERNEL_START_WAITS_FOR_SPECS),
-                                         ("RUN_WAITS_FOR_START", RUN_WAITS_FOR_START)):
+def mend_jupyterlab(app: Path) -> None:
+    """Apply JUPYTERLAB_MENDS to the app's chunks: the two races of a notebook's kernel start, and the tab's title."""
+    for name, (pattern, replacement) in JUPYTERLAB_MENDS:
         found = 0
         for chunk in sorted((app / "build").glob("*.js")):
             text = chunk.read_text(encoding="utf-8")

@@ -505,7 +505,7 @@ def test_the_kernel_starts_from_its_snapshot_then_imports_completes_and_reads_in
     """The kernel starts from the build's memory snapshot of its Python; once the first cell has run, the wheels'
     files are in (a module nothing imported yet imports, the editor's completion answers), and input() reads what
     the learner types. The status says "ready" once the kernel has started, even where the toolbar never showed
-    it starting."""
+    it starting, and the browser tab keeps the notebook's name."""
     page.add_init_script(INDICATOR_ALWAYS_IDLE)
     start, marks = started_straight(page, base_url)
     expect(start).to_contain_text("L10 · The order of blame")
@@ -546,6 +546,8 @@ def test_the_kernel_starts_from_its_snapshot_then_imports_completes_and_reads_in
         except AssertionError:
             page.keyboard.press("Escape")  # a completer open with other names, or none yet: ask again
     expect(completion).to_be_visible(timeout=RUN_MS)
+    # The tab still names the notebook after all that (the app's saved state used to put the app's name back).
+    expect(page).to_have_title("L10")
 
 
 @pytest.mark.long
