@@ -145,11 +145,12 @@ KERNEL_START_WAITS_FOR_SPECS = (
     r"async startKernel(){await this.specsManager.ready;let \1,\2=this.kernelPreference;",
 )
 # - The cells show a moment before the notebook starts its kernel (JupyterLab first lists the notebook's checkpoints,
-#   then sets the kernel the notebook names and starts it); a cell run in that moment started a kernel of its own,
-#   without the notebook's kernel name. A cell run with no kernel in its session now waits (at most 30 s) for the
-#   notebook's own start to begin, then for it to end (the session's initialize(): a second call answers the first's
-#   promise), and then runs. Only if there is still no kernel, and that start did not already ask (a dialog of its
-#   own), does it start one or ask, as before (after Kernel → Shut Down, say).
+#   then sets the kernel the notebook names and starts it); a cell run in that moment tried to start a kernel itself,
+#   before the notebook had named one: JupyterLab asked the learner to choose, or the run was lost. A cell run with
+#   no kernel in its session now waits (at most 30 s) for the notebook's own start to begin, then for it to end (the
+#   session's initialize(): a second call answers the first's promise), and then runs. Only if there is still no
+#   kernel, and that start did not already ask (a dialog of its own), does it start one or ask, as before (after
+#   Kernel → Shut Down, say).
 RUN_WAITS_FOR_START = (
     r"if\((\w+)\.hasNoKernel&&await \1\.startKernel\(\)&&(\w+)&&await \2\.selectKernel\(\1\),\1\.hasNoKernel\)",
     r"let __emberAsked=!1;if(!(\1.session&&\1.session.kernel)){for(let __emberWait=0;!(\1.session&&\1.session.kernel)"
@@ -410,11 +411,15 @@ def preload_start_files(app: Path) -> None:
         links += [f'<link rel="preload" as="fetch" crossorigin="anonymous" href="../build/schemas/{name}">'
                   for name in ("all.json", "all_federated.json") if (app / "build" / "schemas" / name).exists()]
         links += [f'<link rel="preload" as="script" href="../extensions/{entry}">' for entry in entries]
-        tags = "".join(f"\n    {link}" for link in links)
-        html, hits = re.subn(rf'(<script src="\.\./build/{START_PACK}\.\w+\.js"></script>)',
-                             r"\g<1>" + tags.replace("\\", "\\\\"), html, count=1)
+        tags = "".join(f"\n    {link}" for link in links).replace("\\", "\\\\")
+        # after the packed start chunks (the largest file, asked for first), or the course's script if not packed
+        html, hits = re.subn(rf'(<script src="\.\./build/{START_PACK}\.\w+\.js"></script>)', r"\g<1>" + tags, html,
+                             count=1)
+        if not hits:
+            html, hits = re.subn(rf'(<script src="\.\./{re.escape(notebook_offline.PAGE_SCRIPT)}\?_=\w+"></script>)',
+                                 r"\g<1>" + tags, html, count=1)
         if hits != 1:
-            raise SystemExit(f"{html_file}: the packed start chunks are not loaded in it: see pack_start_chunks")
+            raise SystemExit(f"{html_file}: neither the start chunks nor the course's script are in it")
         html_file.write_text(html, encoding="utf-8")
 
 
