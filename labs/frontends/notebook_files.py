@@ -60,8 +60,8 @@ def _opening(course: Course, lesson: Lesson) -> str:
         "This notebook runs on your own engine: the files in `ember/` beside it. The lesson page's "
         "**Open as notebook** button writes them from your saved work each time you press it, and when you "
         "go back to the lesson page, what you changed in a gap here is taken into your saved work there.\n\n"
-        f"This lab's gaps are in {files}. Nothing here runs until you run it: once the kernel says *Idle* "
-        "(top right), start with the cell below.\n\n"
+        f"This lab's gaps are in {files}. Nothing here runs until you run it: start with the cell below. "
+        "Run it at once if you like: while Python is still starting, it runs as soon as Python is ready.\n\n"
         f"{RESTART_NOTE}"
     )
 
