@@ -168,8 +168,9 @@ TAB_TITLE_KEEPS_THE_FILE = (
     r'\$\{"default"===(\w+)\?"":` \(\$\{\6\}\)`\}`)\}',
     r"\1else \2 instanceof \3.DocumentWidget||(document.title=\4)}",
 )
-# JupyterLab's code mended in the built app: each pattern must be found exactly once in the app's chunks.
+# JupyterLab's and JupyterLite's code mended in the built app: each pattern must be found exactly once in its chunks.
 JUPYTERLAB_MENDS = (
+    ("SETTINGS_FETCH", SETTINGS_FETCH),
     ("KERNEL_START_WAITS_FOR_SPECS", KERNEL_START_WAITS_FOR_SPECS),
     ("RUN_WAITS_FOR_START", RUN_WAITS_FOR_START),
     ("TAB_TITLE_KEEPS_THE_FILE", TAB_TITLE_KEEPS_THE_FILE),
@@ -299,7 +300,6 @@ def build(site: Path, upstream_lock: Path) -> None:
     if built.get("litePluginSettings", {}).get(KERNEL_PLUGIN, {}).get("pyodideUrl") != PYODIDE_URL:
         raise SystemExit("the built notebook app does not load the course's Pyodide: check jupyter-lite.json")
     drop_extensions(target)
-    fetch_settings_once(target)
     mend_jupyterlab(target)
     workers = {path.name.split(".")[0]: path.relative_to(target).as_posix()
                for path in (target / KERNEL_STATIC).glob("*.worker.*.js")}
@@ -337,32 +337,20 @@ def drop_extensions(app: Path) -> None:
         shutil.rmtree(app / "extensions" / name)
 
 
-def fetch_settings_once(app: Path) -> None:
-    """Make JupyterLite's settings fetch each of their files once per page (SETTINGS_FETCH)."""
-    found = 0
-    for chunk in sorted((app / "build").glob("*.js")):
-        text = chunk.read_text(encoding="utf-8")
-        if "async _getAll(" not in text:
-            continue
-        text, hits = re.subn(*SETTINGS_FETCH, text)
-        chunk.write_text(text, encoding="utf-8")
-        found += hits
-    if found != 1:
-        raise SystemExit(f"JupyterLite's settings fetch their files in {found} places, not 1: see SETTINGS_FETCH")
-
-
 def mend_jupyterlab(app: Path) -> None:
-    """Apply JUPYTERLAB_MENDS to the app's chunks: the two races of a notebook's kernel start, and the tab's title."""
-    for name, (pattern, replacement) in JUPYTERLAB_MENDS:
-        found = 0
-        for chunk in sorted((app / "build").glob("*.js")):
-            text = chunk.read_text(encoding="utf-8")
+    """Apply JUPYTERLAB_MENDS to the app's chunks (the settings' fetching, the two races of a notebook's kernel start,
+    the tab's title), reading and writing each chunk once."""
+    found = dict.fromkeys((name for name, _ in JUPYTERLAB_MENDS), 0)
+    for chunk in sorted((app / "build").glob("*.js")):
+        text = original = chunk.read_text(encoding="utf-8")
+        for name, (pattern, replacement) in JUPYTERLAB_MENDS:
             text, hits = re.subn(pattern, replacement, text)
-            if hits:
-                chunk.write_text(text, encoding="utf-8")
-                found += hits
-        if found != 1:
-            raise SystemExit(f"JupyterLab's code for {name} was found {found} times in the app, not once: see {name}")
+            found[name] += hits
+        if text != original:
+            chunk.write_text(text, encoding="utf-8")
+    for name, hits in found.items():
+        if hits != 1:
+            raise SystemExit(f"the app's code for {name} was found {hits} times, not once: see {name}")
 
 
 def pack_start_chunks(app: Path) -> None:
